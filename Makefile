@@ -1,0 +1,109 @@
+# bareatom: .bpf.c -> .bpf.o -> .skel.h -> binary, a kernel and a guest image to run them in.
+#
+#   make            build everything (kernel, tpgen.ko, BPF objects, tools, guest image)
+#   make test       host tests, then VM tests in one guest boot; ends with "N passed, N failed"
+#   make run        boot the guest and run the demo
+#   make vm         an interactive root shell in the guest
+#
+# The kernel tree and the base image are cached outside the repository, in $(BAREATOM_CACHE).
+
+SHELL := /bin/bash
+BAREATOM_CACHE ?= /var/cache/bareatom
+export BAREATOM_CACHE
+
+BUILD := build
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= gcc
+CFLAGS ?= -g -O2
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -I$(BUILD) -Isrc
+LDLIBS := -lbpf -lelf -lz
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -Wall
+
+TOOLS := counter
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard bpf/*.bpf.c))
+BINS := $(addprefix $(BUILD)/,$(TOOLS))
+VM_HELPERS := $(patsubst tests/vm/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/*.c))
+INITRD := $(BUILD)/image/initrd.cpio
+
+# Paths of the cached kernel tree and base image, known once their stamps are made.
+KDIR = $(shell cat $(BUILD)/kernel.dir)
+
+.PHONY: all deps kernel module image tools test test-host test-vm-build run vm clean FORCE
+.DELETE_ON_ERROR:
+
+all: image
+
+deps:
+	@images/install-deps
+
+# Always asks build-kernel (a no-op when the key is built); the stamp changes only with the key.
+$(BUILD)/kernel.dir: FORCE | deps
+	@mkdir -p $(BUILD)
+	@d=$$(kernel/build-kernel) && { [ "$$(cat $@ 2>/dev/null)" = "$$d" ] || echo "$$d" > $@; }
+
+$(BUILD)/base-image.path: FORCE | deps
+	@mkdir -p $(BUILD)
+	@p=$$(images/build-base-image) && { [ "$$(cat $@ 2>/dev/null)" = "$$p" ] || echo "$$p" > $@; }
+
+kernel: $(BUILD)/kernel.dir
+
+$(BUILD)/vmlinux.h: $(BUILD)/kernel.dir
+	$(BPFTOOL) btf dump file $(KDIR)/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(BUILD)/vmlinux.h | deps
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/util.o: src/util.c src/util.h | deps
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/counter: src/counter.c $(BUILD)/counter.skel.h $(BUILD)/util.o
+	$(CC) $(CFLAGS) $< $(BUILD)/util.o $(LDLIBS) -o $@
+
+tools: $(BINS)
+
+# tpgen is built in a copy, so the module's objects never land in the repository.
+$(BUILD)/module/tpgen.ko: $(wildcard kernel/module/*) $(BUILD)/kernel.dir
+	rm -rf $(BUILD)/module && mkdir -p $(BUILD)/module && cp kernel/module/* $(BUILD)/module/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD)/module modules >$(BUILD)/module.log 2>&1 || \
+		{ cat $(BUILD)/module.log; exit 1; }
+
+module: $(BUILD)/module/tpgen.ko
+
+$(BUILD)/tests/vm/%: tests/vm/%.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@
+
+$(BUILD)/tests/unit/%: tests/unit/%.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
+# The guest's initramfs: the cached base image plus a second cpio with the suite.
+$(INITRD): $(BUILD)/base-image.path $(BUILD)/kernel.dir $(BUILD)/module/tpgen.ko $(BINS) \
+		$(VM_HELPERS) $(wildcard tests/vm/*) $(wildcard images/guest/*) images/make-initrd
+	images/make-initrd $(BUILD) $(KDIR) $$(cat $(BUILD)/base-image.path) $@
+
+image: $(INITRD)
+
+test: test-host test-vm-build
+	@tests/run-all $(BUILD)
+
+test-host: $(UNIT_BINS) $(BPF_OBJS) | deps
+
+test-vm-build: image
+
+run: image
+	images/run-vm --cpus 4 -- /usr/lib/bareatom/demo
+
+vm: image
+	images/run-vm
+
+clean:
+	rm -rf $(BUILD)
+
+FORCE:

@@ -1,0 +1,24 @@
+# TAP helpers for the VM tests (sourced). Tests name what they check.
+tap_n=0
+# ok COND_STATUS DESCRIPTION: pass when the status is 0
+ok() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" = 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; fi
+}
+# is GOT WANT DESCRIPTION: exact comparison
+is() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" = "$2" ]; then
+		echo "ok $tap_n - $3 ($1)"
+	else
+		echo "not ok $tap_n - $3"
+		echo "#   got:  '$1'"
+		echo "#   want: '$2'"
+	fi
+}
+diag() { echo "# $*"; }
+done_testing() { echo "1..$tap_n"; }
+
+TPGEN=/sys/kernel/debug/tpgen
+# tpgen_stat NAME: the tracepoint's FIRED_TOTAL from tpgen's stats
+tpgen_stat() { awk -v n="$1" '$1 == n { print $2 }' "$TPGEN/stats"; }
