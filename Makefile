@@ -16,11 +16,11 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= gcc
 CFLAGS ?= -g -O2
-CFLAGS += -Wall -Wextra -Wno-unused-parameter -I$(BUILD) -Isrc
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -I$(BUILD) -Isrc -Ibpf
 LDLIBS := -lbpf -lelf -lz
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -Wall
 
-TOOLS := counter
+TOOLS := counter tpstat
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 BINS := $(addprefix $(BUILD)/,$(TOOLS))
 VM_HELPERS := $(patsubst tests/vm/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/*.c))
@@ -58,12 +58,18 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(BUILD)/vmlinux.h | deps
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/util.o: src/util.c src/util.h | deps
+$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | deps
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/counter: src/counter.c $(BUILD)/counter.skel.h $(BUILD)/util.o
-	$(CC) $(CFLAGS) $< $(BUILD)/util.o $(LDLIBS) -o $@
+# Objects that need a skeleton wait for it.
+$(BUILD)/counter.o: $(BUILD)/counter.skel.h
+$(BUILD)/tpstat.o: $(BUILD)/tpstat.skel.h
+
+$(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/util.o
+$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/util.o
+$(BINS):
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 tools: $(BINS)
 
@@ -81,7 +87,10 @@ $(BUILD)/tests/vm/%: tests/vm/%.c | deps
 
 $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -o $@
+
+# Unit tests of user-space code link the objects they test.
+$(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o
 
 # The guest's initramfs: the cached base image plus a second cpio with the suite.
 $(INITRD): $(BUILD)/base-image.path $(BUILD)/kernel.dir $(BUILD)/module/tpgen.ko $(BINS) \

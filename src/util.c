@@ -5,6 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "util.h"
 
@@ -71,4 +76,54 @@ char **util_split_command(int *argc, char **argv)
 		return argv[i + 1] ? &argv[i + 1] : NULL;
 	}
 	return NULL;
+}
+
+int util_probe_atomics(void)
+{
+	/* *(u64 *)(r10 - 8) = 0; r1 = 1; r1 = atomic_fetch_add((u64 *)(r10 - 8), r1); r0 = 0 */
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ST | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .off = -8, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1,
+		  .off = -8, .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "atomics_probe", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), NULL);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+int util_parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e7)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+double util_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double util_wallclock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }

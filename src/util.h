@@ -19,6 +19,20 @@ const char *util_bpf_load_hint(int err);
 int util_run_command(char **argv);
 
 /*
+ * Load a tiny raw_tp program that uses BPF_ADD | BPF_FETCH (Linux 5.12). Returns 0 when the
+ * kernel has the BPF atomics, -EINVAL when it does not, or another negative errno (-EPERM:
+ * not privileged).
+ */
+int util_probe_atomics(void);
+
+/* Parse a positive number of seconds ("2", "0.5"). Returns -1 when it is not one. */
+int util_parse_seconds(const char *s, double *out);
+
+/* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
+double util_now(void);
+double util_wallclock(void);
+
+/*
  * Split "PROG [OPTION...] -- CMD [ARG...]" at the first "--": returns CMD's argv (NULL
  * when there is no "--" or nothing after it) and shortens *argc to the options before it.
  */

@@ -1,5 +1,7 @@
 # TAP helpers for the VM tests (sourced). Tests name what they check.
 tap_n=0
+# The compiled helpers live next to the scripts.
+PATH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd):$PATH
 # ok COND_STATUS DESCRIPTION: pass when the status is 0
 ok() {
 	tap_n=$((tap_n + 1))

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared by tpstat.bpf.c and src/tpstat.c: the layout of the counters in .bss. */
+#ifndef __BAREATOM_TPSTAT_H
+#define __BAREATOM_TPSTAT_H
+
+/* One BPF program per counted tracepoint, tpstat_0 ... tpstat_31. */
+#define TPSTAT_MAX_TP		32
+/* Count slots; CPUs beyond share slots (still exact: the adds are atomic). */
+#define TPSTAT_SLOTS		256
+/* CPUs the hit set can name. */
+#define TPSTAT_MAX_CPUS		1024
+#define TPSTAT_CPU_WORDS	(TPSTAT_MAX_CPUS / 64)
+
+/*
+ * Each CPU adds to its own slot, so counting scales with CPUs instead of
+ * bouncing one cache line; user space folds the slots. The adds stay atomic
+ * because raw tracepoint programs nest on a CPU (an interrupt can fire a
+ * tracepoint while the program runs), and CPUs >= TPSTAT_SLOTS share slots.
+ */
+struct tpstat_slot {
+	__u64 count[TPSTAT_MAX_TP];
+} __attribute__((aligned(64)));
+
+/* Per tracepoint, written rarely: only the first time a CPU sees it. */
+struct tpstat_tp {
+	__u64 cpus[TPSTAT_CPU_WORDS];	/* set of CPUs that hit it (fetch-or) */
+	__u64 ncpus;			/* bits in cpus, from fetch-or's old value */
+	__u64 first_cpu;		/* first CPU to hit it, plus one (cmpxchg) */
+	__u64 first_ns;			/* bpf_ktime_get_ns() of that first hit */
+} __attribute__((aligned(64)));
+
+#endif /* __BAREATOM_TPSTAT_H */

@@ -1,0 +1,138 @@
+#!/bin/bash
+# tpstat in the guest: exact counts against tpgen's stats, interval deltas, CPU sets, the
+# kernel's own bare tracepoints, agreement with perf, pausing, and every error case.
+. "$(dirname "$0")/tap.sh"
+modprobe tpgen
+ncpu=$(nproc)
+allcpus=$(seq -s, 0 $((ncpu - 1)))
+final() { grep '"final":true' <<<"$1"; }
+field() { final "$1" | jq -r ".tracepoints[] | select(.name == \"$2\") | $3"; }
+
+# One CPU: fired from a shell pinned to CPU 1.
+a0=$(tpgen_stat tpgen_a) b0=$(tpgen_stat tpgen_b)
+out=$(tpstat -j tpgen_a tpgen_b -- taskset -c 1 sh -c "echo tpgen_a 1000 > $TPGEN/fire; echo tpgen_b 2500 > $TPGEN/fire")
+ok $? "tpstat -j tpgen_a tpgen_b -- CMD exits 0"
+is "$(( $(tpgen_stat tpgen_a) - a0 ))/$(( $(tpgen_stat tpgen_b) - b0 ))" "1000/2500" "tpgen fired 1000 tpgen_a and 2500 tpgen_b on one CPU"
+is "$(field "$out" tpgen_a .count)" 1000 "tpgen_a counted exactly (one CPU)"
+is "$(field "$out" tpgen_b .count)" 2500 "tpgen_b counted exactly (one CPU)"
+is "$(field "$out" tpgen_a '.cpus | map(tostring) | join(",")')" 1 "tpgen_a CPU set is {1}"
+is "$(field "$out" tpgen_b .first_cpu)" 1 "tpgen_b first CPU is 1"
+is "$(field "$out" tpgen_a .bare)/$(field "$out" tpgen_a .module)" "true/tpgen" "tpgen_a reported bare, from module tpgen"
+
+# All CPUs at once, with 0.2 s intervals: totals exact, deltas add up to them.
+a0=$(tpgen_stat tpgen_a) b0=$(tpgen_stat tpgen_b)
+out=$(tpstat -j -i 0.2 tpgen_a tpgen_b -- sh -c "echo tpgen_a 300000 all > $TPGEN/fire; sleep 0.3; echo tpgen_b 120000 all > $TPGEN/fire; sleep 0.3")
+ok $? "tpstat -j -i 0.2 while firing on all CPUs exits 0"
+fa=$(( $(tpgen_stat tpgen_a) - a0 )) fb=$(( $(tpgen_stat tpgen_b) - b0 ))
+is "$fa/$fb" "$((300000 * ncpu))/$((120000 * ncpu))" "tpgen fired on all $ncpu CPUs"
+is "$(field "$out" tpgen_a .count)" "$fa" "tpgen_a counted exactly under all-CPU contention"
+is "$(field "$out" tpgen_b .count)" "$fb" "tpgen_b counted exactly under all-CPU contention"
+lines=$(wc -l <<<"$out")
+diag "$lines JSON lines"
+[ "$lines" -ge 3 ]
+ok $? "several interval lines were printed ($lines)"
+printf '%s\n' "$out" | jq -e . >/dev/null
+ok $? "every line is valid JSON"
+is "$(jq -s '[.[].tracepoints[] | select(.name == "tpgen_a") | .delta] | add' <<<"$out")" "$fa" "tpgen_a: the deltas of all lines sum to the total"
+is "$(jq -s '[.[].tracepoints[] | select(.name == "tpgen_b") | .delta] | add' <<<"$out")" "$fb" "tpgen_b: the deltas of all lines sum to the total"
+is "$(jq -s '[.[].interval] == [range(1; length + 1)]' <<<"$out")" true "intervals are numbered 1..N"
+is "$(jq -s '[.[].final] | (last == true) and (.[:-1] | all(. == false))' <<<"$out")" true "only the last line is final"
+is "$(field "$out" tpgen_a '.cpus | map(tostring) | join(",")')" "$allcpus" "tpgen_a CPU set is every CPU"
+first=$(field "$out" tpgen_a .first_cpu)
+[ "$first" -ge 0 ] && [ "$first" -lt "$ncpu" ]
+ok $? "tpgen_a first CPU ($first) is one of them"
+
+# Table output.
+out=$(tpstat tpgen_a -- sh -c "echo tpgen_a 1234 > $TPGEN/fire")
+grep -qE '^ +tpgen_a +bare +tpgen +1,234 ' <<<"$out"
+ok $? "table output: name, kind, module, count"
+
+# The kernel's own tracepoints under a workload.
+work='for i in $(seq 50); do /bin/true; done; dd if=/dev/zero bs=4k count=2000 status=none | cat >/dev/null'
+out=$(tpstat -j pelt_cfs_tp sched_update_nr_running_tp sched_switch -- sh -c "$work")
+ok $? "tpstat on the scheduler's tracepoints exits 0"
+for tp in pelt_cfs_tp sched_update_nr_running_tp sched_switch; do
+	c=$(field "$out" $tp .count)
+	[ "${c:-0}" -gt 0 ]
+	ok $? "$tp counted under a workload ($c)"
+done
+is "$(field "$out" pelt_cfs_tp .bare)/$(field "$out" sched_switch .bare)" "true/false" "pelt_cfs_tp bare, sched_switch not"
+
+# -l
+list=$(tpstat -l)
+grep -qE '^pelt_cfs_tp +bare +vmlinux$' <<<"$list"
+ok $? "tpstat -l marks pelt_cfs_tp bare"
+grep -qE '^sched_switch +event +vmlinux$' <<<"$list"
+ok $? "tpstat -l marks sched_switch as an event"
+grep -qE '^tpgen_a +bare +tpgen$' <<<"$list"
+ok $? "tpstat -l lists tpgen_a from module tpgen"
+grep -qE '^br_eht_host_create +bare +vmlinux$' <<<"$list"
+ok $? "tpstat -l lists our patch's bare EHT tracepoints"
+is "$(tpstat -l -j 'pelt_*' | jq -r 'map(.name) | sort | join(",")')" \
+	"pelt_cfs_tp,pelt_dl_tp,pelt_irq_tp,pelt_rt_tp,pelt_se_tp,pelt_thermal_tp" "tpstat -l -j GLOB filters, valid JSON"
+
+# perf sees sched_switch as an event: the same command counted by both agrees within 1%.
+# pingpong on one CPU: every round trip is two context switches.
+out=$(tpstat -j sched_switch -- perf stat -a -x, -e sched:sched_switch -o /tmp/perf.csv -- \
+	taskset -c 0 pingpong 50000)
+ok $? "tpstat -- perf stat -a -e sched:sched_switch ran"
+t=$(field "$out" sched_switch .count)
+p=$(awk -F, '/sched:sched_switch/ { print $1 }' /tmp/perf.csv)
+diag "sched_switch: tpstat $t, perf $p"
+awk -v t="$t" -v p="$p" 'BEGIN { d = t - p; if (d < 0) d = -d; exit !(p > 1000 && d <= 0.01 * p) }'
+ok $? "tpstat and perf agree within 1% on sched_switch ($t vs $p)"
+
+# SIGUSR1 pauses and resumes counting without detaching.
+pin=/sys/fs/bpf/bareatom/tpstat
+paused_is() {	# wait until the pinned counters say paused == $1
+	for _ in $(seq 100); do
+		v=$(bpftool -j map dump pinned $pin/counters 2>/dev/null |
+			jq '.[0].formatted.value[".bss"][] | select(.paused != null) | .paused')
+		[ "$v" = "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+export -f paused_is; export pin TPGEN
+out=$(tpstat -j --pin tpgen_a -- bash -c "
+	paused_is 0 && echo tpgen_a 100 > $TPGEN/fire &&
+	kill -USR1 \$PPID && paused_is 1 && echo tpgen_a 50 > $TPGEN/fire &&
+	kill -USR1 \$PPID && paused_is 0 && echo tpgen_a 7 > $TPGEN/fire")
+ok $? "fire, pause, fire, resume, fire under tpstat --pin"
+is "$(field "$out" tpgen_a .count)" 107 "events fired while paused are not counted (100 + 7)"
+[ ! -e $pin ]
+ok $? "pins are removed on exit"
+out=$(tpstat -i 0.2 tpgen_a -- bash -c "paused_is 0 2>/dev/null; kill -USR1 \$PPID; sleep 0.5; kill -USR1 \$PPID; sleep 0.3" 2>&1)
+grep -q 'counting paused (SIGUSR1)' <<<"$out" && grep -q 'counting resumed (SIGUSR1)' <<<"$out" && grep -q '\[paused\]' <<<"$out"
+ok $? "table output shows pausing, resuming and paused intervals"
+
+# -c stops after COUNT intervals, -d after SECS.
+out=$(tpstat -j -i 0.1 -c 3 tpgen_a)
+is "$(wc -l <<<"$out")" 4 "-i 0.1 -c 3 prints 3 intervals and the final line"
+start=$(date +%s%N); tpstat -d 0.5 tpgen_a >/dev/null; ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$ms" -ge 500 ]
+ok $? "-d 0.5 counts for at least 0.5 s ($ms ms)"
+
+# Errors: one line naming the cause, and the documented exit code.
+err_case() {	# err_case WANT_RC WANT_TEXT DESCRIPTION CMD...
+	local rc want=$1 text=$2 what=$3; shift 3
+	out=$("$@" 2>&1 >/dev/null); rc=$?
+	if [ "$rc" = "$want" ] && grep -q -- "$text" <<<"$out" && [ "$(wc -l <<<"$out")" = 1 ]; then
+		echo "ok $((tap_n += 1)) - $what: exit $rc, '$out'"
+	else
+		echo "not ok $((tap_n += 1)) - $what: want exit $want and '$text'"
+		echo "#   got exit $rc: $out"
+	fi
+}
+err_case 2 "did you mean sched_switch" "unknown tracepoint suggests the closest" tpstat sched_swtch
+err_case 2 "unknown tracepoint 'no_such_tp_at_all' (tpstat -l lists them)" "unknown tracepoint, nothing close" tpstat no_such_tp_at_all
+rmmod tpgen
+err_case 2 "belongs to module tpgen, which is not loaded (modprobe tpgen)" "tracepoint of an unloaded module" tpstat tpgen_a
+modprobe tpgen
+err_case 2 "permission denied: counting needs root" "not root" setpriv --reuid=65534 --regid=65534 --clear-groups tpstat sched_switch
+err_case 1 "this kernel has no BTF" "kernel without BTF (hidden by a tmpfs)" unshare -m sh -c 'mount -t tmpfs none /sys/kernel/btf && exec tpstat sched_switch'
+err_case 1 "lacks the BPF atomic instructions (BPF_FETCH): Linux 5.12 or later is needed" "kernel rejecting BPF_FETCH" bpf-load-einval tpstat sched_switch
+err_case 2 "invalid interval '0'" "-i 0" tpstat -i 0 sched_switch
+err_case 2 "at most 32" "more tracepoints than supported" tpstat $(tpstat -l | awk 'NR > 1 && NR < 36 { print $1 }')
+err_case 1 "exited with status 3" "a failing command is reported" tpstat tpgen_a -- sh -c 'exit 3'
+done_testing
