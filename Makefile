@@ -20,7 +20,7 @@ CFLAGS += -Wall -Wextra -Wno-unused-parameter -I$(BUILD) -Isrc -Ibpf
 LDLIBS := -lbpf -lelf -lz
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -Wall
 
-TOOLS := counter tpstat
+TOOLS := counter tpstat cookie-gend cookie
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 BINS := $(addprefix $(BUILD)/,$(TOOLS))
 VM_HELPERS := $(patsubst tests/vm/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/*.c))
@@ -65,9 +65,14 @@ $(BUILD)/%.o: src/%.c $(wildcard src/*.h) | deps
 # Objects that need a skeleton wait for it.
 $(BUILD)/counter.o: $(BUILD)/counter.skel.h
 $(BUILD)/tpstat.o: $(BUILD)/tpstat.skel.h
+$(BUILD)/cookie-gend.o: $(BUILD)/cookie.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/util.o
 $(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/util.o
+$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_proto.o $(BUILD)/util.o $(BUILD)/libcookie.a
+$(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/util.o $(BUILD)/libcookie.a
+$(BUILD)/libcookie.a: $(BUILD)/libcookie.o
+	$(AR) rcs $@ $^
 $(BINS):
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -83,18 +88,29 @@ module: $(BUILD)/module/tpgen.ko
 
 $(BUILD)/tests/vm/%: tests/vm/%.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< -o $@
+	$(CC) $(CFLAGS) $(filter %.c %.o %.a,$^) $(LDLIBS) -o $@
+
+$(BUILD)/tests/vm/cookie-load: $(BUILD)/libcookie.a
 
 $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -o $@
 
 # Unit tests of user-space code link the objects they test.
-$(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o
+$(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(BUILD)/util.o
+$(BUILD)/tests/unit/cookie-proto: $(BUILD)/cookie_proto.o
+
+# libFuzzer targets: clang with the fuzzer, address and undefined sanitizers.
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(wildcard tests/fuzz/*.c))
+$(BUILD)/tests/fuzz/cookie-proto: tests/fuzz/cookie-proto.c src/cookie_proto.c src/cookie_proto.h | deps
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc \
+		$(filter %.c,$^) -o $@
 
 # The guest's initramfs: the cached base image plus a second cpio with the suite.
 $(INITRD): $(BUILD)/base-image.path $(BUILD)/kernel.dir $(BUILD)/module/tpgen.ko $(BINS) \
-		$(VM_HELPERS) $(wildcard tests/vm/*) $(wildcard images/guest/*) images/make-initrd
+		$(VM_HELPERS) $(wildcard tests/vm/*) $(wildcard images/guest/*) images/make-initrd \
+		$(wildcard src/man/*)
 	images/make-initrd $(BUILD) $(KDIR) $$(cat $(BUILD)/base-image.path) $@
 
 image: $(INITRD)
@@ -102,7 +118,7 @@ image: $(INITRD)
 test: test-host test-vm-build
 	@tests/run-all $(BUILD)
 
-test-host: $(UNIT_BINS) $(BPF_OBJS) | deps
+test-host: $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) | deps
 
 test-vm-build: image
 

@@ -179,10 +179,10 @@ static int list_tracepoints(void)
 			continue;
 		if (env.json) {
 			printf("%s{\"name\":", shown ? "," : "");
-			fmt_json_string(stdout, tp->name);
+			util_json_string(stdout, tp->name);
 			printf(",\"bare\":%s,\"module\":",
 			       tp->kind == TP_KIND_BARE ? "true" : tp->kind == TP_KIND_EVENT ? "false" : "null");
-			fmt_json_string(stdout, tp->module);
+			util_json_string(stdout, tp->module);
 			printf("}");
 		} else {
 			printf("%-40s %-5s %s\n", tp->name, tp_kind_name(tp->kind), tp->module);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 #include "tpstat_fmt.h"
+#include "util.h"
 
 static bool cpu_set(const __u64 *words, int cpu)
 {
@@ -48,26 +49,6 @@ const char *fmt_thousands(char *buf, size_t len, __u64 v)
 	return buf;
 }
 
-void fmt_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static double rate(__u64 delta, double span)
 {
 	return span > 0 ? (double)delta / span : 0.0;
@@ -79,7 +60,7 @@ void fmt_json(FILE *f, const struct tpstat_report *r)
 		"\"paused_secs\":%.6f,\"command\":", r->ts, r->interval, r->final ? "true" : "false",
 		r->elapsed, r->paused ? "true" : "false", r->paused_secs);
 	if (r->command)
-		fmt_json_string(f, r->command);
+		util_json_string(f, r->command);
 	else
 		fputs("null", f);
 	fputs(",\"tracepoints\":[", f);
@@ -88,9 +69,9 @@ void fmt_json(FILE *f, const struct tpstat_report *r)
 		int first = 1;
 
 		fprintf(f, "%s{\"name\":", i ? "," : "");
-		fmt_json_string(f, row->name);
+		util_json_string(f, row->name);
 		fputs(",\"module\":", f);
-		fmt_json_string(f, row->module);
+		util_json_string(f, row->module);
 		fprintf(f, ",\"bare\":%s,\"count\":%llu,\"delta\":%llu,\"rate\":%.3f,\"cpus\":[",
 			row->kind == TP_KIND_BARE ? "true" : row->kind == TP_KIND_EVENT ? "false" : "null",
 			(unsigned long long)row->count, (unsigned long long)row->delta,

@@ -36,8 +36,6 @@ struct tpstat_report {
 int fmt_cpulist(char *buf, size_t len, const __u64 *words, int nwords);
 /* 1234567 -> "1,234,567" */
 const char *fmt_thousands(char *buf, size_t len, __u64 v);
-/* A JSON string, quoted and escaped. */
-void fmt_json_string(FILE *f, const char *s);
 
 void fmt_json(FILE *f, const struct tpstat_report *r);
 void fmt_interval_header(FILE *f);

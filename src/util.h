@@ -4,6 +4,7 @@
 #define __BAREATOM_UTIL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* Route libbpf's messages to stderr; debug ones only when @verbose. */
@@ -27,6 +28,9 @@ int util_probe_atomics(void);
 
 /* Parse a positive number of seconds ("2", "0.5"). Returns -1 when it is not one. */
 int util_parse_seconds(const char *s, double *out);
+
+/* Print @s as a JSON string, quoted and escaped. */
+void util_json_string(FILE *f, const char *s);
 
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
 double util_now(void);

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Globally unique 64-bit cookies drawn in BPF: every new task gets one at
+ * fork (kept in task local storage, so a reused PID never shares a cookie),
+ * and every tpgen_b event draws one (a hook for heavy kernel-side use).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "atomics.h"
+#include "cookie.h"
+
+/* Set before load: draw from per-CPU batches (default) or one fetch-add each. */
+const volatile bool batched = true;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct cookie_state);
+} state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cookie_batch);
+} batch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct cookie_task);
+} task_cookies SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+/* One cookie from the global counter, or 0 when it reached the durable limit. */
+static __always_inline __u64 draw_global(struct cookie_state *st)
+{
+	__u64 c = atomic_fetch_add(&st->next, 1);
+
+	if (c && c < *(volatile __u64 *)&st->limit)
+		return c;
+	atomic_add(&st->denied, 1);
+	return 0;
+}
+
+/*
+ * Like gen_cookie_next(): the outermost program on a CPU takes cookies from
+ * the CPU's batch and refills it with one fetch-add of COOKIE_BATCH; a
+ * program nested in it (an interrupt) leaves the batch alone and draws from
+ * the global counter, so cur/end never race. Programs here run with
+ * preemption off, so nesting on a CPU is strictly last-in first-out.
+ */
+static __always_inline __u64 draw(struct cookie_state *st)
+{
+	struct cookie_batch *b;
+	__u32 zero = 0;
+	__u64 c = 0, base, limit;
+
+	if (!batched)
+		return draw_global(st);
+	b = bpf_map_lookup_elem(&batch, &zero);
+	if (!b)
+		return draw_global(st);
+	if (atomic_fetch_add(&b->nesting, 1) != 0) {
+		c = draw_global(st);
+		goto out;
+	}
+	if (b->cur >= b->end) {
+		base = atomic_fetch_add(&st->next, COOKIE_BATCH);
+		limit = *(volatile __u64 *)&st->limit;
+		if (base >= limit) {
+			atomic_add(&st->denied, 1);
+			goto out;
+		}
+		atomic_add(&st->batches, 1);
+		b->cur = base ? base : 1;
+		/* Past the durable mark the rest of the batch is simply never used. */
+		b->end = base + COOKIE_BATCH < limit ? base + COOKIE_BATCH : limit;
+	}
+	c = b->cur++;
+out:
+	atomic_add(&b->nesting, -1);
+	return c;
+}
+
+static __always_inline void report(__u64 cookie, __u32 pid, __u32 kind, struct cookie_state *st)
+{
+	struct cookie_event ev = { .cookie = cookie, .pid = pid, .kind = kind };
+
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		atomic_add(&st->events_lost, 1);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(cookie_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct cookie_state *st;
+	struct cookie_task *t;
+	__u32 zero = 0;
+	__u64 c;
+
+	st = bpf_map_lookup_elem(&state, &zero);
+	if (!st)
+		return 0;
+	c = draw(st);
+	if (!c)
+		return 0;
+	t = bpf_task_storage_get(&task_cookies, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t)
+		return 0;
+	t->cookie = c;
+	atomic_add(&st->fork_cookies, 1);
+	report(c, BPF_CORE_READ(child, pid), COOKIE_EVENT_FORK, st);
+	return 0;
+}
+
+SEC("raw_tp/tpgen_b")
+int cookie_tpgen(void *ctx)
+{
+	struct cookie_state *st;
+	__u32 zero = 0;
+	__u64 c;
+
+	st = bpf_map_lookup_elem(&state, &zero);
+	if (!st)
+		return 0;
+	c = draw(st);
+	if (!c)
+		return 0;
+	atomic_add(&st->tpgen_cookies, 1);
+	report(c, 0, COOKIE_EVENT_TPGEN, st);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

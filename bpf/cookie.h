@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The cookie counter shared by BPF programs, cookie-gend and libcookie.
+ *
+ * Every cookie comes from one 64-bit counter, state.next, advanced only with
+ * an atomic fetch-add (by BPF programs and by user space on the mmapped map),
+ * so no two draws ever get the same value. state.limit is the durable
+ * high-water mark published by cookie-gend: it is raised only after a value
+ * at least as large has been written and fsynced to the state directory, and
+ * a draw that lands at or past it is refused. After a crash or a reboot the
+ * counter restarts from the saved mark, above every cookie ever handed out.
+ */
+#ifndef __BAREATOM_COOKIE_H
+#define __BAREATOM_COOKIE_H
+
+/* Kernel-side per-CPU batches, like the kernel's gen_cookie_next(). */
+#define COOKIE_BATCH 4096
+
+struct cookie_state {
+	__u64 next;		/* next cookie of the global counter (fetch-add only) */
+	__u64 limit;		/* cookies below this are covered by the durable mark */
+	__u64 fork_cookies;	/* cookies given to new tasks */
+	__u64 tpgen_cookies;	/* cookies drawn on tpgen_b events */
+	__u64 denied;		/* draws refused: the counter had reached limit */
+	__u64 batches;		/* per-CPU batches reserved */
+	__u64 events_lost;	/* ring buffer full: a drawn cookie was not reported */
+	__u64 owner;		/* id of the state directory these maps count for */
+};
+
+/* A task's cookie, in task local storage. */
+struct cookie_task {
+	__u64 cookie;
+};
+
+/* Per-CPU batch: only the outermost program on a CPU touches cur and end. */
+struct cookie_batch {
+	__u64 nesting;
+	__u64 cur;
+	__u64 end;
+};
+
+enum cookie_event_kind {
+	COOKIE_EVENT_FORK = 1,
+	COOKIE_EVENT_TPGEN = 2,
+};
+
+/* Reported through the ring buffer, for `cookie --follow` and the tests. */
+struct cookie_event {
+	__u64 cookie;
+	__u32 pid;
+	__u32 kind;
+};
+
+#endif /* __BAREATOM_COOKIE_H */

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cookie: draw globally unique cookies from cookie-gend, look up a process's cookie, show the
+ * daemon's statistics, or follow the cookies the kernel side draws.
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "cookie.h"
+#include "libcookie.h"
+#include "util.h"
+
+enum mode { MODE_GET, MODE_PID, MODE_STATS, MODE_FOLLOW };
+enum path { PATH_AUTO, PATH_FAST, PATH_SOCKET };
+
+static struct env {
+	enum mode mode;
+	enum path path;
+	long n;
+	long pid;
+	long count;
+	bool json;
+	const char *socket;
+} env = { .n = 1, .socket = COOKIE_SOCKET_PATH };
+
+const char *argp_program_version = "cookie (bareatom) 0.1";
+static const char doc[] =
+"Get globally unique 64-bit cookies from cookie-gend.\n"
+"\n"
+"USAGE: cookie [-n N] [--fast | --socket-only] [-j] [--socket PATH]\n"
+"       cookie --pid PID [-j]\n"
+"       cookie --stats [-j]\n"
+"       cookie --follow [-c COUNT] [-j]\n"
+"\n"
+"Prints N cookies (1 to 65536), one per line; they are never 0 and never handed out\n"
+"again, by the daemon, the kernel or another client. Root draws them lock-free from the\n"
+"pinned counter (the fast path) unless --socket-only; others ask the daemon's socket\n"
+"(group bareatom). --pid prints the cookie the process got when it was forked; --stats\n"
+"the daemon's counters; --follow the cookies BPF programs draw (fork, tpgen_b), as\n"
+"'KIND PID COOKIE' lines, until Ctrl-C or COUNT of them.\n"
+"\n"
+"Exit status: 0 on success, 2 for usage errors, 1 otherwise (daemon not running,\n"
+"no such process).\n"
+"\n"
+"EXAMPLES:\n"
+"    cookie                 # one cookie\n"
+"    cookie -n 4096 -j      # a range, as JSON: {\"first\":...,\"count\":4096,...}\n"
+"    cookie --pid $$        # this shell's cookie\n"
+"    cookie --stats\n";
+
+enum { OPT_FAST = 256, OPT_SOCKET_ONLY, OPT_SOCKET, OPT_FOLLOW, OPT_STATS };
+
+static const struct argp_option opts[] = {
+	{ "count", 'n', "N", 0, "How many cookies (1-65536, default 1)", 0 },
+	{ "pid", 'p', "PID", 0, "Print the cookie of process PID", 0 },
+	{ "stats", OPT_STATS, NULL, 0, "Print the daemon's statistics", 0 },
+	{ "follow", OPT_FOLLOW, NULL, 0, "Print cookies drawn by the BPF programs as they happen", 0 },
+	{ "events", 'c', "COUNT", 0, "With --follow: stop after COUNT cookies", 0 },
+	{ "fast", OPT_FAST, NULL, 0, "Use the fast path only (root)", 0 },
+	{ "socket-only", OPT_SOCKET_ONLY, NULL, 0, "Never use the fast path", 0 },
+	{ "socket", OPT_SOCKET, "PATH", 0, "The daemon's socket (default " COOKIE_SOCKET_PATH ")", 0 },
+	{ "json", 'j', NULL, 0, "Print JSON", 0 },
+	{},
+};
+
+static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cookie: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static long parse_long(const char *arg, const char *what, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max)
+		usage_error("invalid %s '%s': a whole number from %ld to %ld", what, arg, min, max);
+	return v;
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'n': env.n = parse_long(arg, "count", 1, 65536); break;
+	case 'p': env.pid = parse_long(arg, "PID", 1, 4194304); env.mode = MODE_PID; break;
+	case 'c': env.count = parse_long(arg, "event count", 1, LONG_MAX); break;
+	case 'j': env.json = true; break;
+	case OPT_STATS: env.mode = MODE_STATS; break;
+	case OPT_FOLLOW: env.mode = MODE_FOLLOW; break;
+	case OPT_FAST: env.path = PATH_FAST; break;
+	case OPT_SOCKET_ONLY: env.path = PATH_SOCKET; break;
+	case OPT_SOCKET: env.socket = arg; break;
+	case ARGP_KEY_ARG: usage_error("unexpected argument '%s'", arg);
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int connect_daemon(void)
+{
+	int fd = cookie_connect(env.socket);
+
+	if (fd == -ENOENT || fd == -ECONNREFUSED)
+		fprintf(stderr, "cookie: cookie-gend is not running (no listener on %s; "
+			"systemctl start cookie-gend)\n", env.socket);
+	else if (fd == -EACCES)
+		fprintf(stderr, "cookie: permission denied on %s (join group bareatom)\n", env.socket);
+	else if (fd < 0)
+		fprintf(stderr, "cookie: cannot connect to %s: %s\n", env.socket, strerror(-fd));
+	return fd;
+}
+
+static void print_range(uint64_t first, long n, const char *source)
+{
+	if (env.json) {
+		printf("{\"first\":%" PRIu64 ",\"count\":%ld,\"last\":%" PRIu64 ",\"source\":\"%s\"}\n",
+		       first, n, first + n - 1, source);
+		return;
+	}
+	for (long i = 0; i < n; i++)
+		printf("%" PRIu64 "\n", first + i);
+}
+
+static int do_get(void)
+{
+	struct cookie_fast f;
+	uint64_t first;
+	int fd, err;
+
+	if (env.path != PATH_SOCKET) {
+		err = cookie_fast_open(&f);
+		if (!err) {
+			err = cookie_fast_get(&f, env.n, &first);
+			cookie_fast_close(&f);
+			if (!err) {
+				print_range(first, env.n, "fast");
+				return 0;
+			}
+		}
+		if (env.path == PATH_FAST) {
+			fprintf(stderr, "cookie: the fast path is unavailable: %s\n",
+				err == -EAGAIN ? "the counter is at the durable limit (the daemon raises it)" :
+				err == -EPERM || err == -EACCES ? "needs root" :
+				err == -ENOENT ? "cookie-gend has not pinned its counter" : strerror(-err));
+			return 1;
+		}
+	}
+	fd = connect_daemon();
+	if (fd < 0)
+		return 1;
+	err = cookie_get(fd, env.n, &first);
+	close(fd);
+	if (err) {
+		fprintf(stderr, "cookie: the daemon did not serve GET %ld: %s\n", env.n,
+			err == -EPROTO ? "it answered ERR" : strerror(-err));
+		return 1;
+	}
+	print_range(first, env.n, "socket");
+	return 0;
+}
+
+static int do_pid(void)
+{
+	uint64_t c;
+	int fd = connect_daemon(), err;
+
+	if (fd < 0)
+		return 1;
+	err = cookie_pid(fd, env.pid, &c);
+	close(fd);
+	if (err == -ESRCH) {
+		fprintf(stderr, "cookie: no such process: %ld\n", env.pid);
+		return 1;
+	}
+	if (err) {
+		fprintf(stderr, "cookie: cannot get the cookie of %ld: %s\n", env.pid, strerror(-err));
+		return 1;
+	}
+	if (env.json)
+		printf("{\"pid\":%ld,\"cookie\":%" PRIu64 "}\n", env.pid, c);
+	else
+		printf("%" PRIu64 "\n", c);
+	return 0;
+}
+
+static int do_stats(void)
+{
+	char reply[1024];
+	int fd = connect_daemon(), err;
+
+	if (fd < 0)
+		return 1;
+	err = cookie_request(fd, "STATS", reply, sizeof(reply));
+	close(fd);
+	if (err) {
+		fprintf(stderr, "cookie: STATS failed: %s\n", err == -EPROTO ? reply : strerror(-err));
+		return 1;
+	}
+	if (!env.json) {
+		for (char *tok = strtok(reply + 3, " "); tok; tok = strtok(NULL, " ")) {
+			char *eq = strchr(tok, '=');
+
+			if (eq)
+				printf("%-14.*s %s\n", (int)(eq - tok), tok, eq + 1);
+		}
+		return 0;
+	}
+	printf("{");
+	for (char *tok = strtok(reply + 3, " "), *sep = ""; tok; tok = strtok(NULL, " "), sep = ",") {
+		char *eq = strchr(tok, '=');
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		printf("%s", sep);
+		util_json_string(stdout, tok);
+		printf(":%s", eq + 1);
+	}
+	printf("}\n");
+	return 0;
+}
+
+static volatile sig_atomic_t stop;
+static long followed;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	const struct cookie_event *ev = data;
+	const char *kind = ev->kind == COOKIE_EVENT_FORK ? "fork" : "tpgen";
+
+	if (len < sizeof(*ev))
+		return 0;
+	if (env.json)
+		printf("{\"kind\":\"%s\",\"pid\":%u,\"cookie\":%llu}\n", kind, ev->pid,
+		       (unsigned long long)ev->cookie);
+	else
+		printf("%s %u %llu\n", kind, ev->pid, (unsigned long long)ev->cookie);
+	if (env.count && ++followed >= env.count)
+		return 1;
+	return 0;
+}
+
+static int do_follow(void)
+{
+	struct ring_buffer *rb;
+	int fd = bpf_obj_get(COOKIE_PIN_DIR "/events"), err = 0;
+
+	if (fd < 0) {
+		fprintf(stderr, "cookie: cannot open " COOKIE_PIN_DIR "/events: %s\n",
+			errno == ENOENT ? "cookie-gend is not running" :
+			errno == EACCES || errno == EPERM ? "needs root" : strerror(errno));
+		return 1;
+	}
+	rb = ring_buffer__new(fd, on_event, NULL, NULL);
+	if (!rb) {
+		fprintf(stderr, "cookie: cannot read the ring buffer: %s\n", strerror(errno));
+		close(fd);
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	while (!stop) {
+		err = ring_buffer__poll(rb, 100);
+		if (err == -EINTR) {
+			err = 0;
+			continue;
+		}
+		if (err < 0 || (env.count && followed >= env.count))
+			break;
+		fflush(stdout);
+	}
+	/* Drain what is already there, so a stop loses nothing that was drawn before it. */
+	if (!(env.count && followed >= env.count))
+		ring_buffer__consume(rb);
+	fflush(stdout);
+	ring_buffer__free(rb);
+	close(fd);
+	return err < 0 && err != 1 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
+
+	argp_err_exit_status = 2;
+	argv[0] = "cookie";
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return 2;
+	libbpf_set_print(NULL);
+	switch (env.mode) {
+	case MODE_PID: return do_pid();
+	case MODE_STATS: return do_stats();
+	case MODE_FOLLOW: return do_follow();
+	default: return do_get();
+	}
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cookie-load: draw cookies the way a busy client would, and print every one of them.
+ *
+ *   cookie-load socket N [SIZE]   N draws of GET SIZE (default 1) over one connection;
+ *                                 on a broken connection (daemon killed) reconnect and go on
+ *   cookie-load fast N            N draws of one cookie on the fast path (libcookie);
+ *                                 at the durable limit, wait for the daemon to raise it
+ *
+ * Prints one cookie per line, so tests can check that all are distinct and none is 0. Gives
+ * up (exit 1) when the daemon stays unreachable for 60 s.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "libcookie.h"
+
+static void nap(void)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int run_socket(long n, long size)
+{
+	int fd = -1, waited = 0;
+
+	for (long i = 0; i < n;) {
+		uint64_t first;
+		int err;
+
+		if (fd < 0)
+			fd = cookie_connect(COOKIE_SOCKET_PATH);
+		err = fd < 0 ? fd : cookie_get(fd, size, &first);
+		if (err) {
+			if (fd >= 0)
+				close(fd);
+			fd = -1;
+			if (++waited > 3000) {
+				fprintf(stderr, "cookie-load: daemon unreachable: %s\n", strerror(-err));
+				return 1;
+			}
+			nap();
+			continue;
+		}
+		waited = 0;
+		for (long k = 0; k < size; k++)
+			printf("%" PRIu64 "\n", first + k);
+		i++;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+static int run_fast(long n)
+{
+	struct cookie_fast f;
+	int err = cookie_fast_open(&f), waited = 0;
+
+	if (err) {
+		fprintf(stderr, "cookie-load: fast path: %s\n", strerror(-err));
+		return 1;
+	}
+	for (long i = 0; i < n;) {
+		uint64_t c;
+
+		err = cookie_fast_get(&f, 1, &c);
+		if (err == -EAGAIN) {
+			if (++waited > 3000) {
+				fprintf(stderr, "cookie-load: the limit was not raised for 60 s\n");
+				return 1;
+			}
+			nap();
+			continue;
+		}
+		waited = 0;
+		printf("%" PRIu64 "\n", c);
+		i++;
+	}
+	cookie_fast_close(&f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 2 ? atol(argv[2]) : 0;
+
+	if (argc >= 3 && !strcmp(argv[1], "socket") && n > 0)
+		return run_socket(n, argc > 3 ? atol(argv[3]) : 1);
+	if (argc == 3 && !strcmp(argv[1], "fast") && n > 0)
+		return run_fast(n);
+	fprintf(stderr, "usage: cookie-load socket N [SIZE] | cookie-load fast N\n");
+	return 2;
+}

@@ -1,0 +1,151 @@
+#!/bin/bash
+# cookie-gend in the guest: the systemd service, the socket, the fast path, task cookies,
+# uniqueness under a storm of all of them at once (with a SIGKILL of the daemon in the
+# middle), and the client's errors.
+. "$(dirname "$0")/tap.sh"
+pins=/sys/fs/bpf/bareatom/cookie
+sock=/run/bareatom/cookie.sock
+work=$(mktemp -d)
+
+wait_daemon() {	# until the socket answers STATS again (after a restart)
+	for _ in $(seq 300); do
+		cookie --stats >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+stat_of() { cookie --stats -j | jq -r ".$1"; }
+set_daemon_args() {	# run the systemd service with extra arguments
+	mkdir -p /run/systemd/system/cookie-gend.service.d
+	if [ -n "$1" ]; then
+		printf '[Service]\nExecStart=\nExecStart=/usr/local/bin/cookie-gend --foreground %s\n' "$1" \
+			>/run/systemd/system/cookie-gend.service.d/args.conf
+	else
+		rm -f /run/systemd/system/cookie-gend.service.d/args.conf
+	fi
+	systemctl daemon-reload && systemctl restart cookie-gend && wait_daemon
+}
+
+wait_daemon
+is "$(systemctl is-active cookie-gend)" active "cookie-gend runs under systemd (Type=notify)"
+is "$(stat -c '%a %U %G' $sock)" "660 root bareatom" "socket is 0660 root:bareatom"
+is "$(stat -c '%a %U' $pins)" "700 root" "pins directory is root-only"
+for p in state batch task_cookies events link_fork; do
+	[ -e $pins/$p ]
+	ok $? "pinned: $pins/$p"
+done
+
+# Basic draws: never 0, consecutive within a range, from the socket and the fast path.
+out=$(cookie -n 5 --socket-only)
+ok $? "cookie -n 5 --socket-only"
+first=$(head -n1 <<<"$out")
+is "$(tr '\n' ' ' <<<"$out")" "$(seq -s ' ' "$first" $((first + 4))) " "5 consecutive cookies from the socket"
+[ "$first" -gt 0 ]
+ok $? "cookies are not 0 ($first)"
+is "$(cookie -n 3 -j | jq -r .source)" fast "root draws on the fast path by default"
+is "$(cookie -n 65536 -j --socket-only | jq -r .count)" 65536 "GET 65536 over the socket"
+
+# A second instance refuses to start.
+out=$(cookie-gend --foreground 2>&1); rc=$?
+is "$rc" 1 "a second cookie-gend exits 1"
+grep -q "another cookie-gend is running" <<<"$out"
+ok $? "and says why: $out"
+
+# Task cookies: the BPF side stores one at fork; --pid reads it; a dead PID is an error.
+cookie --follow > "$work/follow1" & follower=$!
+sleep 0.5
+sleep 30 & sleeper=$!
+c=$(cookie --pid $sleeper); rc=$?
+ok $rc "cookie --pid of a running process ($c)"
+for _ in $(seq 50); do grep -q "^fork $sleeper " "$work/follow1" && break; sleep 0.1; done
+kill $follower; wait $follower 2>/dev/null
+is "$c" "$(awk -v p=$sleeper '$1 == "fork" && $2 == p { print $3 }' "$work/follow1")" "it equals the cookie BPF stored at fork"
+is "$(cookie --pid $sleeper)" "$c" "asking again gives the same cookie"
+kill $sleeper; wait $sleeper 2>/dev/null
+out=$(cookie --pid $sleeper 2>&1); rc=$?
+is "$rc/$out" "1/cookie: no such process: $sleeper" "a dead PID is an error"
+is "$(cookie --pid 1)" "$(cookie --pid 1)" "a process older than the daemon gets a stable cookie"
+
+# The storm: 8 socket clients x 10,000, 2 fast-path clients x 10,000, a fork storm and
+# tpgen_b drawing on every CPU, all at once; the daemon is SIGKILLed in the middle and
+# systemd restarts it. Every cookie collected must be distinct and non-zero.
+modprobe tpgen
+set_daemon_args --tpgen
+ok $? "cookie-gend restarted with --tpgen"
+[ -e $pins/link_tpgen ]
+ok $? "tpgen_b link pinned"
+f0=$(stat_of fork_cookies) t0=$(stat_of tpgen_cookies) lost0=$(stat_of events_lost)
+cookie --follow > "$work/kernel" & follower=$!
+sleep 0.5
+pids=()
+for i in $(seq 8); do cookie-load socket 10000 > "$work/socket.$i" & pids+=($!); done
+for i in 1 2; do cookie-load fast 10000 > "$work/fast.$i" & pids+=($!); done
+( for i in $(seq 300); do /bin/true & done; wait ) & pids+=($!)
+echo "tpgen_b 5000 all" > $TPGEN/fire & pids+=($!)
+sleep 1
+systemctl kill -s KILL cookie-gend
+ok $? "SIGKILL to cookie-gend in the middle of the load"
+rc=0
+for p in "${pids[@]}"; do wait $p || rc=1; done
+ok $rc "every client finished"
+wait_daemon
+ok $? "systemd restarted cookie-gend"
+is "$(stat_of extensions)" "$(stat_of extensions)" "the restarted daemon answers"
+echo "tpgen_b 2000 all" > $TPGEN/fire
+( for i in $(seq 100); do /bin/true & done; wait )
+sleep 1
+kill $follower; wait $follower 2>/dev/null
+ncpu=$(nproc)
+is "$(( $(stat_of tpgen_cookies) - t0 ))" $((7000 * ncpu)) "tpgen_b drew one cookie per event (7000 x $ncpu)"
+is "$(stat_of denied)" 0 "no draw was refused at the durable limit"
+is "$(( $(stat_of events_lost) - lost0 ))" 0 "the ring buffer lost no kernel cookie"
+# (fork events are counted by kind only: the test's own processes fork too.)
+is "$(grep -c '^tpgen ' "$work/kernel")" $((7000 * ncpu)) "every tpgen_b cookie reached user space through the ring buffer"
+[ "$(grep -c '^fork ' "$work/kernel")" -ge 400 ]
+ok $? "the fork storm drew process cookies ($(grep -c '^fork ' "$work/kernel"))"
+cat "$work"/socket.* "$work"/fast.* > "$work/user"
+is "$(wc -l < "$work/user")" 100000 "user space collected 8 x 10,000 + 2 x 10,000 cookies"
+{ cat "$work/user"; awk '{ print $3 }' "$work/kernel"; } > "$work/all"
+total=$(wc -l < "$work/all")
+is "$(sort -n "$work/all" | uniq -d | wc -l)" 0 "all $total cookies are distinct"
+is "$(grep -cx 0 "$work/all")" 0 "none is 0"
+
+set_daemon_args ""
+ok $? "cookie-gend restarted without --tpgen"
+[ ! -e $pins/link_tpgen ]
+ok $? "the tpgen_b link is gone, so tpgen can be unloaded"
+rmmod tpgen
+ok $? "rmmod tpgen"
+
+# Client errors.
+err_case() {	# WANT_RC TEXT DESCRIPTION CMD...
+	local rc want=$1 text=$2 what=$3; shift 3
+	out=$("$@" 2>&1 >/dev/null); rc=$?
+	if [ "$rc" = "$want" ] && grep -q -- "$text" <<<"$out"; then
+		echo "ok $((tap_n += 1)) - $what: exit $rc, '$out'"
+	else
+		echo "not ok $((tap_n += 1)) - $what: want exit $want and '$text'"
+		echo "#   got exit $rc: $out"
+	fi
+}
+err_case 2 "invalid count '0'" "cookie -n 0" cookie -n 0
+err_case 2 "invalid count '65537'" "cookie -n 65537" cookie -n 65537
+err_case 2 "invalid count '-1'" "cookie -n -1" cookie -n -1
+err_case 2 "invalid PID 'abc'" "cookie --pid abc" cookie --pid abc
+err_case 1 "permission denied" "not root, not in group bareatom" setpriv --reuid=65534 --regid=65534 --clear-groups cookie -n 1
+out=$(setpriv --reuid=65534 --regid=65534 --groups="$(getent group bareatom | cut -d: -f3)" cookie -n 2 -j)
+is "$(jq -r '.source + " " + (.count | tostring)' <<<"$out")" "socket 2" "a member of group bareatom gets cookies over the socket"
+err_case 1 "fast path is unavailable: needs root" "--fast as non-root" setpriv --reuid=65534 --regid=65534 --clear-groups cookie --fast
+err_case 1 "no such process" "--pid of a PID that does not exist" cookie --pid 4000000
+systemctl stop cookie-gend
+err_case 1 "cookie-gend is not running" "daemon stopped" cookie --socket-only
+err_case 1 "cookie-gend is not running" "daemon stopped, --stats" cookie --stats
+c1=$(cookie --fast); rc=$?
+ok $rc "the fast path keeps working while the daemon is down, within the durable limit ($c1)"
+systemctl start cookie-gend && wait_daemon
+ok $? "cookie-gend started again"
+c2=$(cookie)
+[ "$c2" -gt "$c1" ]
+ok $? "after a restart cookies continue above the old ones ($c2 > $c1)"
+rm -rf "$work"
+done_testing
