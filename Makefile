@@ -24,13 +24,14 @@ TOOLS := counter tpstat cookie-gend cookie
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 BINS := $(addprefix $(BUILD)/,$(TOOLS))
 VM_HELPERS := $(patsubst tests/vm/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/*.c))
+BENCH_BINS := $(BUILD)/tests/bench/tpbench
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/*.c))
 INITRD := $(BUILD)/image/initrd.cpio
 
 # Paths of the cached kernel tree and base image, known once their stamps are made.
 KDIR = $(shell cat $(BUILD)/kernel.dir)
 
-.PHONY: all deps kernel module image tools test test-host test-vm-build run vm clean FORCE
+.PHONY: all deps kernel module image tools test test-host test-vm-build run vm bench clean FORCE
 .DELETE_ON_ERROR:
 
 all: image
@@ -92,6 +93,12 @@ $(BUILD)/tests/vm/%: tests/vm/%.c | deps
 
 $(BUILD)/tests/vm/cookie-load: $(BUILD)/libcookie.a
 
+# The guest half of make bench; libuuid linked in statically (the image has no libuuid1).
+$(BUILD)/tests/bench/tpbench: tests/bench/tpbench.c $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h \
+		$(BUILD)/cookie.skel.h $(BUILD)/libcookie.a | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(BUILD)/libcookie.a $(LDLIBS) -Wl,-Bstatic -luuid -Wl,-Bdynamic -o $@
+
 $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -o $@
@@ -109,7 +116,8 @@ $(BUILD)/tests/fuzz/cookie-proto: tests/fuzz/cookie-proto.c src/cookie_proto.c s
 
 # The guest's initramfs: the cached base image plus a second cpio with the suite.
 $(INITRD): $(BUILD)/base-image.path $(BUILD)/kernel.dir $(BUILD)/module/tpgen.ko $(BINS) \
-		$(VM_HELPERS) $(wildcard tests/vm/*) $(wildcard images/guest/*) images/make-initrd \
+		$(VM_HELPERS) $(BENCH_BINS) $(wildcard tests/vm/*) $(wildcard tests/bench/*) \
+		$(wildcard images/guest/*) images/make-initrd \
 		$(wildcard src/man/*)
 	images/make-initrd $(BUILD) $(KDIR) $$(cat $(BUILD)/base-image.path) $@
 
@@ -127,6 +135,11 @@ run: image
 
 vm: image
 	images/run-vm
+
+# Benchmarks: one guest boot, results in build/bench/ (results.json, scaling.png, a table).
+# BENCH_ARGS="-n EVENTS -r ROUNDS" shortens them (the smoke run in make test does).
+bench: image
+	tests/bench/run $(BUILD) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,11 @@
 #include <bpf/bpf.h>
 #include "cookie.h"
 #include "libcookie.h"
+
+/* cookie_fast_get() in libcookie.h relies on this layout. */
+_Static_assert(offsetof(struct cookie_state, next) == 0 &&
+	       offsetof(struct cookie_state, limit) == 8 &&
+	       offsetof(struct cookie_state, denied) == 32, "struct cookie_state layout");
 
 int cookie_fast_open(struct cookie_fast *f)
 {
@@ -37,23 +43,6 @@ int cookie_fast_open(struct cookie_fast *f)
 		return err;
 	}
 	f->st = m;
-	return 0;
-}
-
-int cookie_fast_get(struct cookie_fast *f, uint32_t n, uint64_t *first)
-{
-	uint64_t c, limit;
-
-	if (n == 0)
-		return -EINVAL;
-	c = __atomic_fetch_add(&f->st->next, n, __ATOMIC_SEQ_CST);
-	limit = __atomic_load_n(&f->st->limit, __ATOMIC_SEQ_CST);
-	if (c == 0 || c + n > limit) {
-		/* Past the durable mark: these values are burnt, never handed out. */
-		__atomic_fetch_add(&f->st->denied, 1, __ATOMIC_RELAXED);
-		return -EAGAIN;
-	}
-	*first = c;
 	return 0;
 }
 

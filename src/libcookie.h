@@ -25,8 +25,30 @@ struct cookie_fast {
 };
 
 int cookie_fast_open(struct cookie_fast *f);
-int cookie_fast_get(struct cookie_fast *f, uint32_t n, uint64_t *first);
 void cookie_fast_close(struct cookie_fast *f);
+
+/*
+ * Draw N cookies: *first .. *first+N-1. Inline, so the fast path is one lock xadd, one load
+ * and a compare. The limit only grows and is published after the durable write, so a stale
+ * read can only refuse a draw, never hand out one beyond the mark.
+ */
+static inline int cookie_fast_get(struct cookie_fast *f, uint32_t n, uint64_t *first)
+{
+	/* struct cookie_state starts with next, then limit, then statistics (bpf/cookie.h). */
+	uint64_t *next = (uint64_t *)f->st, *limit = next + 1;
+	uint64_t c;
+
+	if (n == 0)
+		return -22;	/* -EINVAL */
+	c = __atomic_fetch_add(next, n, __ATOMIC_RELAXED);
+	if (c == 0 || c + n > __atomic_load_n(limit, __ATOMIC_RELAXED)) {
+		/* Past the durable mark: these values are burnt, never handed out. */
+		__atomic_fetch_add(next + 4, 1, __ATOMIC_RELAXED);	/* denied */
+		return -11;	/* -EAGAIN */
+	}
+	*first = c;
+	return 0;
+}
 
 /* Returns a connected fd, or a negative errno. */
 int cookie_connect(const char *path);

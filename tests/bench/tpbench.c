@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tpbench: the guest half of `make bench`. Prints one JSON object per measurement.
+ *
+ *   tpbench count  [-n EVENTS] [-r ROUNDS] [-c CPUS,...]   counting methods on tpgen_a
+ *   tpbench ckern  [-n EVENTS] [-r ROUNDS] [-c CPUS,...]   kernel-side cookie draws on tpgen_b
+ *   tpbench cuser  [-n OPS] [-r ROUNDS]                     user-space cookie sources
+ *
+ * EVENTS are fired on every online CPU at once ("tpgen_a EVENTS all"); CPUs beyond the
+ * wanted count are taken offline for the measurement and brought back after. Round 0 is a
+ * warm-up (TCG translates code on first use) and is reported with "warmup":true. Within a
+ * round the methods run one after another (A B C ... A B C ...), so slow drifts of the
+ * emulator hit them all alike. Counting methods are checked against tpgen's own count.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/random.h>
+#include <uuid/uuid.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "tpstat.h"
+#include "cookie.h"
+#include "bench.h"
+#include "bench.skel.h"
+#include "tpstat.skel.h"
+#include "cookie.skel.h"
+#include "libcookie.h"
+
+#define FIRE "/sys/kernel/debug/tpgen/fire"
+#define STATS "/sys/kernel/debug/tpgen/stats"
+
+static long events = 200000, rounds = 6, ops = 200000;
+static int cpu_list[8] = { 1, 2, 4 }, ncpu_list = 3;
+static int possible_cpus;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "tpbench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static __u64 tpgen_fired(const char *name)
+{
+	char line[128], n[64];
+	unsigned long long v;
+	FILE *f = fopen(STATS, "r");
+
+	if (!f)
+		die("open tpgen stats (modprobe tpgen)");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %llu", n, &v) == 2 && !strcmp(n, name)) {
+			fclose(f);
+			return v;
+		}
+	fclose(f);
+	return 0;
+}
+
+/* Fire NAME EVENTS times on every online CPU; returns the nanoseconds the write took. */
+static double fire(const char *name, long n)
+{
+	char buf[64];
+	int fd = open(FIRE, O_WRONLY), len;
+	double t0, t1;
+
+	if (fd < 0)
+		die("open " FIRE);
+	len = snprintf(buf, sizeof(buf), "%s %ld all", name, n);
+	t0 = now();
+	if (write(fd, buf, len) != len)
+		die("fire");
+	t1 = now();
+	close(fd);
+	return t1 - t0;
+}
+
+static void set_online(int want)
+{
+	char path[128];
+
+	for (int cpu = 1; cpu < possible_cpus; cpu++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			continue;
+		if (write(fd, cpu < want ? "1" : "0", 1) != 1 && errno != EINVAL)
+			die(path);
+		close(fd);
+	}
+	if (sysconf(_SC_NPROCESSORS_ONLN) != want) {
+		fprintf(stderr, "tpbench: cannot bring the guest to %d online CPUs\n", want);
+		exit(1);
+	}
+}
+
+static void prog_info(const char *bench, const char *method, struct bpf_program *prog)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return;
+	printf("{\"bench\":\"%s\",\"kind\":\"proginfo\",\"method\":\"%s\",\"xlated_insns\":%u,"
+	       "\"jited_bytes\":%u}\n", bench, method, info.xlated_prog_len / 8, info.jited_prog_len);
+}
+
+static void run_stats(struct bpf_program *prog, __u64 *time_ns, __u64 *cnt)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	*time_ns = *cnt = 0;
+	if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len)) {
+		*time_ns = info.run_time_ns;
+		*cnt = info.run_cnt;
+	}
+}
+
+/* ---- counting methods ---- */
+
+struct method {
+	const char *name;
+	struct bpf_program *prog;
+	__u64 (*count)(void);
+	bool exact;
+};
+
+static struct bench_bpf *bs;
+static struct tpstat_bpf *ts;
+
+static __u64 count_global(void) { return __atomic_load_n(&bs->bss->global_count, __ATOMIC_RELAXED); }
+static __u64 count_plain(void) { return __atomic_load_n(&bs->bss->plain_count, __ATOMIC_RELAXED); }
+
+static __u64 count_slots(void)
+{
+	__u64 sum = 0;
+
+	for (int i = 0; i < BENCH_SLOTS; i++)
+		sum += __atomic_load_n(&bs->bss->slots[i].count, __ATOMIC_RELAXED);
+	return sum;
+}
+
+static __u64 count_percpu(void)
+{
+	__u64 vals[1024] = {}, sum = 0;
+	__u32 zero = 0;
+
+	bpf_map_lookup_elem(bpf_map__fd(bs->maps.percpu), &zero, vals);
+	for (int i = 0; i < possible_cpus; i++)
+		sum += vals[i];
+	return sum;
+}
+
+static __u64 count_hash(void)
+{
+	__u64 key = 1, v = 0;
+
+	bpf_map_lookup_elem(bpf_map__fd(bs->maps.hash), &key, &v);
+	return v;
+}
+
+static __u64 count_tpstat(void)
+{
+	__u64 sum = 0;
+
+	for (int i = 0; i < TPSTAT_SLOTS; i++)
+		sum += __atomic_load_n(&ts->bss->slots[i].count[0], __ATOMIC_RELAXED);
+	return sum;
+}
+
+static int bench_count(void)
+{
+	struct method m[8];
+	int nm = 0, fd_stats;
+	__u64 one = 1, zero = 0;
+
+	bs = bench_bpf__open_and_load();
+	ts = tpstat_bpf__open();
+	if (!bs || !ts)
+		die("load the benchmark programs");
+	{
+		struct bpf_program *p;
+
+		bpf_object__for_each_program(p, ts->obj)
+			bpf_program__set_autoload(p, p == ts->progs.tpstat_0);
+	}
+	if (tpstat_bpf__load(ts))
+		die("load tpstat.bpf.o");
+	bpf_map_update_elem(bpf_map__fd(bs->maps.hash), &one, &zero, BPF_ANY);
+
+	m[nm++] = (struct method){ "none", NULL, NULL, false };
+	m[nm++] = (struct method){ "empty", bs->progs.bench_empty, NULL, false };
+	m[nm++] = (struct method){ "tpstat", ts->progs.tpstat_0, count_tpstat, true };
+	m[nm++] = (struct method){ "global_atomic", bs->progs.bench_global, count_global, true };
+	m[nm++] = (struct method){ "percpu_array", bs->progs.bench_percpu, count_percpu, true };
+	m[nm++] = (struct method){ "bss_slots", bs->progs.bench_slots, count_slots, true };
+	m[nm++] = (struct method){ "hash_map", bs->progs.bench_hash, count_hash, true };
+	m[nm++] = (struct method){ "plain_global", bs->progs.bench_plain, count_plain, false };
+	for (int i = 1; i < nm; i++)
+		prog_info("count", m[i].name, m[i].prog);
+
+	for (int c = 0; c < ncpu_list; c++) {
+		int cpus = cpu_list[c];
+
+		set_online(cpus);
+		/* The last round runs with kernel.bpf_stats_enabled, for run_time_ns per event. */
+		for (long r = 0; r <= rounds + 1; r++) {
+			bool stats = r == rounds + 1;
+
+			fd_stats = stats ? bpf_enable_stats(BPF_STATS_RUN_TIME) : -1;
+			for (int i = 0; i < nm; i++) {
+				struct bpf_link *link = NULL;
+				__u64 before = 0, after = 0, f0, f1, rt0 = 0, rc0 = 0, rt1 = 0, rc1 = 0;
+				double ns;
+
+				if (m[i].prog) {
+					link = bpf_program__attach_raw_tracepoint(m[i].prog, "tpgen_a");
+					if (!link)
+						die("attach to tpgen_a");
+					run_stats(m[i].prog, &rt0, &rc0);
+				}
+				if (m[i].count)
+					before = m[i].count();
+				f0 = tpgen_fired("tpgen_a");
+				ns = fire("tpgen_a", events);
+				f1 = tpgen_fired("tpgen_a");
+				bpf_link__destroy(link);
+				if (m[i].count)
+					after = m[i].count();
+				if (m[i].prog)
+					run_stats(m[i].prog, &rt1, &rc1);
+				printf("{\"bench\":\"count\",\"kind\":\"%s\",\"cpus\":%d,\"round\":%ld,\"warmup\":%s,"
+				       "\"method\":\"%s\",\"fired\":%llu,\"ns\":%.0f,\"events_per_sec\":%.1f",
+				       stats ? "runtime" : "time", cpus, r, r == 0 ? "true" : "false", m[i].name,
+				       (unsigned long long)(f1 - f0), ns, (f1 - f0) / (ns / 1e9));
+				if (m[i].count)
+					printf(",\"counted\":%llu,\"exact\":%s", (unsigned long long)(after - before),
+					       after - before == f1 - f0 ? "true" : "false");
+				if (stats && rc1 > rc0)
+					printf(",\"run_time_ns_per_event\":%.2f", (double)(rt1 - rt0) / (rc1 - rc0));
+				printf("}\n");
+				fflush(stdout);
+			}
+			if (fd_stats >= 0)
+				close(fd_stats);
+		}
+	}
+	set_online(possible_cpus);
+	bench_bpf__destroy(bs);
+	tpstat_bpf__destroy(ts);
+	return 0;
+}
+
+/* ---- kernel-side cookies ---- */
+
+static struct cookie_bpf *load_cookie(bool batched)
+{
+	struct cookie_bpf *s = cookie_bpf__open();
+	struct cookie_state st = { .next = 1, .limit = 1ULL << 62 };
+	__u32 zero = 0;
+
+	if (!s)
+		die("open cookie.bpf.o");
+	s->rodata->batched = batched;
+	s->rodata->report_events = false;
+	bpf_program__set_autoload(s->progs.cookie_fork, false);
+	if (cookie_bpf__load(s))
+		die("load cookie.bpf.o");
+	bpf_map_update_elem(bpf_map__fd(s->maps.state), &zero, &st, BPF_ANY);
+	return s;
+}
+
+static __u64 cookie_stat(struct cookie_bpf *s, int field)
+{
+	struct cookie_state st;
+	__u32 zero = 0;
+
+	bpf_map_lookup_elem(bpf_map__fd(s->maps.state), &zero, &st);
+	return field == 0 ? st.tpgen_cookies : st.denied;
+}
+
+static int bench_ckern(void)
+{
+	struct cookie_bpf *s[2] = { load_cookie(true), load_cookie(false) };
+	const char *names[2] = { "percpu_batch", "global_fetch_add" };
+
+	for (int i = 0; i < 2; i++)
+		prog_info("ckern", names[i], s[i]->progs.cookie_tpgen);
+	for (int c = 0; c < ncpu_list; c++) {
+		int cpus = cpu_list[c];
+
+		set_online(cpus);
+		for (long r = 0; r <= rounds; r++) {
+			for (int i = 0; i < 2; i++) {
+				struct bpf_link *link = bpf_program__attach_raw_tracepoint(s[i]->progs.cookie_tpgen, "tpgen_b");
+				__u64 c0 = cookie_stat(s[i], 0), f0 = tpgen_fired("tpgen_b"), f1, c1;
+				double ns;
+
+				if (!link)
+					die("attach to tpgen_b");
+				ns = fire("tpgen_b", events);
+				f1 = tpgen_fired("tpgen_b");
+				bpf_link__destroy(link);
+				c1 = cookie_stat(s[i], 0);
+				printf("{\"bench\":\"ckern\",\"kind\":\"time\",\"cpus\":%d,\"round\":%ld,\"warmup\":%s,"
+				       "\"method\":\"%s\",\"fired\":%llu,\"counted\":%llu,\"exact\":%s,\"denied\":%llu,"
+				       "\"ns\":%.0f,\"events_per_sec\":%.1f}\n", cpus, r, r == 0 ? "true" : "false",
+				       names[i], (unsigned long long)(f1 - f0), (unsigned long long)(c1 - c0),
+				       c1 - c0 == f1 - f0 ? "true" : "false", (unsigned long long)cookie_stat(s[i], 1),
+				       ns, (f1 - f0) / (ns / 1e9));
+				fflush(stdout);
+			}
+		}
+	}
+	set_online(possible_cpus);
+	cookie_bpf__destroy(s[0]);
+	cookie_bpf__destroy(s[1]);
+	return 0;
+}
+
+/* ---- user-space cookie sources ---- */
+
+static __u64 xadd_target;
+static volatile __u64 xadd_sink;
+
+/* The floor: a bare lock xadd whose result is used, as a cookie draw uses it. */
+static long op_xadd(long n)
+{
+	__u64 sum = 0;
+
+	for (long i = 0; i < n; i++)
+		sum += __atomic_fetch_add(&xadd_target, 1, __ATOMIC_RELAXED);
+	xadd_sink = sum;
+	return n;
+}
+
+static struct cookie_fast fast;
+static int sock = -1;
+
+static long op_fast(long n)
+{
+	uint64_t c, sum = 0;
+
+	for (long i = 0; i < n; i++) {
+		if (cookie_fast_get(&fast, 1, &c))
+			return i;
+		sum += c;
+	}
+	xadd_sink = sum;
+	return n;
+}
+
+static long op_socket(long n, uint32_t size)
+{
+	uint64_t c;
+
+	for (long i = 0; i < n; i++)
+		if (cookie_get(sock, size, &c))
+			return i * size;
+	return n * size;
+}
+
+static long op_socket1(long n) { return op_socket(n, 1); }
+static long op_socket4096(long n) { return op_socket(n / 64 ? n / 64 : 1, 4096); }
+
+static long op_uuid(long n)
+{
+	uuid_t u;
+
+	for (long i = 0; i < n; i++)
+		uuid_generate(u);
+	return n;
+}
+
+static long op_getrandom(long n)
+{
+	__u64 v;
+
+	for (long i = 0; i < n; i++)
+		if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+			return i;
+	return n;
+}
+
+static int bench_cuser(void)
+{
+	struct { const char *name; long (*op)(long); long scale; } m[] = {
+		{ "lock_xadd", op_xadd, 10 },
+		{ "libcookie_fast", op_fast, 10 },
+		{ "socket_get1", op_socket1, 1 },
+		{ "socket_get4096", op_socket4096, 1 },
+		{ "uuid_generate", op_uuid, 1 },
+		{ "getrandom8", op_getrandom, 1 },
+	};
+	int err = cookie_fast_open(&fast);
+
+	if (err) {
+		fprintf(stderr, "tpbench: libcookie fast path: %s (is cookie-gend running?)\n", strerror(-err));
+		return 1;
+	}
+	sock = cookie_connect(COOKIE_SOCKET_PATH);
+	if (sock < 0) {
+		fprintf(stderr, "tpbench: cannot connect to cookie-gend: %s\n", strerror(-sock));
+		return 1;
+	}
+	for (long r = 0; r <= rounds; r++) {
+		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+			long want = ops * m[i].scale / 10, got;
+			double t0 = now(), ns;
+
+			got = m[i].op(want);
+			ns = now() - t0;
+			printf("{\"bench\":\"cuser\",\"kind\":\"time\",\"round\":%ld,\"warmup\":%s,\"method\":\"%s\","
+			       "\"cookies\":%ld,\"ns\":%.0f,\"cookies_per_sec\":%.1f,\"ns_per_cookie\":%.2f}\n",
+			       r, r == 0 ? "true" : "false", m[i].name, got, ns, got / (ns / 1e9),
+			       got ? ns / got : 0.0);
+			fflush(stdout);
+		}
+	}
+	close(sock);
+	cookie_fast_close(&fast);
+	return 0;
+}
+
+static void parse_cpus(char *s)
+{
+	ncpu_list = 0;
+	for (char *tok = strtok(s, ","); tok && ncpu_list < 8; tok = strtok(NULL, ","))
+		cpu_list[ncpu_list++] = atoi(tok);
+}
+
+int main(int argc, char **argv)
+{
+	int opt;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: tpbench count|ckern|cuser [-n N] [-r ROUNDS] [-c CPUS,...]\n");
+		return 2;
+	}
+	optind = 2;
+	while ((opt = getopt(argc, argv, "n:r:c:")) != -1) {
+		switch (opt) {
+		case 'n': events = ops = atol(optarg); break;
+		case 'r': rounds = atol(optarg); break;
+		case 'c': parse_cpus(optarg); break;
+		default: return 2;
+		}
+	}
+	possible_cpus = libbpf_num_possible_cpus();
+	for (int i = 0; i < ncpu_list; i++)
+		if (cpu_list[i] < 1 || cpu_list[i] > possible_cpus)
+			cpu_list[i] = possible_cpus;
+	libbpf_set_print(NULL);
+	if (!strcmp(argv[1], "count"))
+		return bench_count();
+	if (!strcmp(argv[1], "ckern"))
+		return bench_ckern();
+	if (!strcmp(argv[1], "cuser"))
+		return bench_cuser();
+	fprintf(stderr, "tpbench: unknown benchmark '%s'\n", argv[1]);
+	return 2;
+}
