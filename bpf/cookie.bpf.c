@@ -59,7 +59,8 @@ static __always_inline __u64 draw_global(struct cookie_state *st)
  * the CPU's batch and refills it with one fetch-add of COOKIE_BATCH; a
  * program nested in it (an interrupt) leaves the batch alone and draws from
  * the global counter, so cur/end never race. Programs here run with
- * preemption off, so nesting on a CPU is strictly last-in first-out.
+ * preemption off, so nesting on a CPU is strictly last-in first-out; the
+ * kernel's own nesting counters (__this_cpu_inc_return) rely on the same.
  */
 static __always_inline __u64 draw(struct cookie_state *st)
 {
@@ -72,7 +73,12 @@ static __always_inline __u64 draw(struct cookie_state *st)
 	b = bpf_map_lookup_elem(&batch, &zero);
 	if (!b)
 		return draw_global(st);
-	if (atomic_fetch_add(&b->nesting, 1) != 0) {
+	/*
+	 * The nesting count needs no atomic: a nested program runs to completion and puts
+	 * the count back before the interrupted one goes on, so a plain increment of this
+	 * CPU's copy never loses an update. volatile keeps the compiler from moving it.
+	 */
+	if ((*(volatile __u64 *)&b->nesting)++ != 0) {
 		c = draw_global(st);
 		goto out;
 	}
@@ -90,7 +96,7 @@ static __always_inline __u64 draw(struct cookie_state *st)
 	}
 	c = b->cur++;
 out:
-	atomic_add(&b->nesting, -1);
+	(*(volatile __u64 *)&b->nesting)--;
 	return c;
 }
 

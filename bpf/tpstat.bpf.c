@@ -26,9 +26,16 @@ static __always_inline int count_tp(const int idx)
 	if (*(volatile __u32 *)&paused)
 		return 0;
 	cpu = bpf_get_smp_processor_id();
-	atomic_add(&slots[cpu & (TPSTAT_SLOTS - 1)].count[idx], 1);
+	/*
+	 * The fetch-add's old value says whether this is the slot's first event: only then
+	 * is the CPU added to the set and the first CPU claimed, so the common path is one
+	 * atomic and one branch.
+	 */
+	old = atomic_fetch_add(&slots[cpu & (TPSTAT_SLOTS - 1)].count[idx], 1);
+	if (old && cpu < TPSTAT_SLOTS)
+		return 0;
 
-	/* The rest writes only on a CPU's first hit, so the lines stay shared. */
+	/* CPUs past TPSTAT_SLOTS share slots: they check the set themselves. */
 	word = (cpu / 64) & (TPSTAT_CPU_WORDS - 1);
 	bit = 1ULL << (cpu & 63);
 	if (*(volatile __u64 *)&tp->cpus[word] & bit)

@@ -267,9 +267,10 @@ static int reuse_or_pin_map(struct bpf_map *map, const char *name, bool *reused)
 	return bpf_map__set_pin_path(map, path);
 }
 
+/* Attach @prog and pin its link as link_NAME and the program as prog_NAME, for bpftool. */
 static int attach_or_keep(struct bpf_program *prog, const char *name)
 {
-	char path[256];
+	char path[256], ppath[256];
 	struct bpf_link *link;
 	int fd = bpf_obj_get(pin_path(path, sizeof(path), name));
 
@@ -277,6 +278,10 @@ static int attach_or_keep(struct bpf_program *prog, const char *name)
 		close(fd);
 		return 0;
 	}
+	snprintf(ppath, sizeof(ppath), COOKIE_PIN_DIR "/prog_%s", name + strlen("link_"));
+	unlink(ppath);
+	if (bpf_program__pin(prog, ppath))
+		return -errno;
 	link = bpf_program__attach(prog);
 	if (!link)
 		return -errno;
@@ -343,6 +348,7 @@ static int attach_programs(void)
 		char path[256];
 
 		/* --tpgen decides: a link left by a run with --tpgen is detached. */
+		unlink(pin_path(path, sizeof(path), "prog_tpgen"));
 		if (!unlink(pin_path(path, sizeof(path), "link_tpgen")))
 			logmsg(LOG_INFO, "detached from tpgen_b (no --tpgen)");
 	} else {
@@ -724,7 +730,8 @@ static int lock_instance(void)
 static int uninstall(void)
 {
 	static const char * const pins[] = {
-		"link_fork", "link_tpgen", "state", "batch", "task_cookies", "events",
+		"link_fork", "link_tpgen", "prog_fork", "prog_tpgen", "state", "batch", "task_cookies",
+		"events",
 	};
 	char path[256];
 
