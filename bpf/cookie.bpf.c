@@ -43,6 +43,18 @@ struct {
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
 
+/*
+ * A draw was refused at the durable limit: raise the one-shot flag that makes
+ * cookie-gend extend the limit at once (it takes the flag down with xchg too).
+ * Only the draw that raised it counts a request, however many are refused.
+ */
+static __always_inline void refused(struct cookie_state *st)
+{
+	atomic_add(&st->denied, 1);
+	if (!atomic_xchg(&st->need_room, 1))
+		atomic_add(&st->room_requests, 1);
+}
+
 /* One cookie from the global counter, or 0 when it reached the durable limit. */
 static __always_inline __u64 draw_global(struct cookie_state *st)
 {
@@ -50,7 +62,7 @@ static __always_inline __u64 draw_global(struct cookie_state *st)
 
 	if (c && c < *(volatile __u64 *)&st->limit)
 		return c;
-	atomic_add(&st->denied, 1);
+	refused(st);
 	return 0;
 }
 
@@ -86,7 +98,7 @@ static __always_inline __u64 draw(struct cookie_state *st)
 		base = atomic_fetch_add(&st->next, COOKIE_BATCH);
 		limit = *(volatile __u64 *)&st->limit;
 		if (base >= limit) {
-			atomic_add(&st->denied, 1);
+			refused(st);
 			goto out;
 		}
 		atomic_add(&st->batches, 1);

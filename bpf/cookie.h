@@ -25,6 +25,8 @@ struct cookie_state {
 	__u64 batches;		/* per-CPU batches reserved */
 	__u64 events_lost;	/* ring buffer full: a drawn cookie was not reported */
 	__u64 owner;		/* id of the state directory these maps count for */
+	__u64 need_room;	/* one-shot flag: a draw was refused, raise the limit now (xchg) */
+	__u64 room_requests;	/* times the flag went up */
 };
 
 /* A task's cookie, in task local storage. */

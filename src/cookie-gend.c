@@ -234,13 +234,19 @@ static int extend(__u64 need)
 	return 0;
 }
 
-/* Keep a block of headroom, so BPF and the fast path rarely see the limit. */
+/*
+ * Keep a block of headroom, so BPF and the fast path rarely see the limit; a refused draw
+ * raises need_room, taken down here with an exchange so each request is seen once.
+ */
 static void check_headroom(void)
 {
 	__u64 next = __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST);
 	__u64 limit = __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST);
+	/* Read first: writing the shared line on every tick would slow every drawer. */
+	bool asked = __atomic_load_n(&d.st->need_room, __ATOMIC_RELAXED) &&
+		     __atomic_exchange_n(&d.st->need_room, 0, __ATOMIC_SEQ_CST);
 
-	if (next + COOKIE_BLOCK / 2 >= limit)
+	if (asked || next + COOKIE_BLOCK / 2 >= limit)
 		extend(next);
 }
 
@@ -533,13 +539,14 @@ static void serve_stats(struct client *c)
 	reply(c, "OK next=%llu limit=%llu highwater=%llu fork_cookies=%llu "
 	      "tpgen_cookies=%llu denied=%llu batches=%llu events_lost=%llu requests=%llu"
 	      " served=%llu errors=%llu clients=%d extensions=%llu"
-	      " uptime=%ld batched=%d",
+	      " uptime=%ld batched=%d room_requests=%llu",
 	      __atomic_load_n(&st->next, __ATOMIC_RELAXED), __atomic_load_n(&st->limit, __ATOMIC_RELAXED),
 	      d.highwater, __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
 	      __atomic_load_n(&st->tpgen_cookies, __ATOMIC_RELAXED),
 	      __atomic_load_n(&st->denied, __ATOMIC_RELAXED), __atomic_load_n(&st->batches, __ATOMIC_RELAXED),
 	      __atomic_load_n(&st->events_lost, __ATOMIC_RELAXED), d.requests, d.served, d.errors,
-	      d.nclients, d.extensions, (long)(time(NULL) - d.started), !env.global);
+	      d.nclients, d.extensions, (long)(time(NULL) - d.started), !env.global,
+	      __atomic_load_n(&st->room_requests, __ATOMIC_RELAXED));
 }
 
 static int handle_line(void *arg, const char *line, size_t len)

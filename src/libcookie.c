@@ -17,7 +17,8 @@
 /* cookie_fast_get() in libcookie.h relies on this layout. */
 _Static_assert(offsetof(struct cookie_state, next) == 0 &&
 	       offsetof(struct cookie_state, limit) == 8 &&
-	       offsetof(struct cookie_state, denied) == 32, "struct cookie_state layout");
+	       offsetof(struct cookie_state, denied) == 32 &&
+	       offsetof(struct cookie_state, need_room) == 64, "struct cookie_state layout");
 
 int cookie_fast_open(struct cookie_fast *f)
 {

@@ -44,6 +44,7 @@ static inline int cookie_fast_get(struct cookie_fast *f, uint32_t n, uint64_t *f
 	if (c == 0 || c + n > __atomic_load_n(limit, __ATOMIC_RELAXED)) {
 		/* Past the durable mark: these values are burnt, never handed out. */
 		__atomic_fetch_add(next + 4, 1, __ATOMIC_RELAXED);	/* denied */
+		__atomic_store_n(next + 8, 1, __ATOMIC_RELAXED);	/* need_room */
 		return -11;	/* -EAGAIN */
 	}
 	*first = c;

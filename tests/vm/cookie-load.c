@@ -6,6 +6,8 @@
  *                                 on a broken connection (daemon killed) reconnect and go on
  *   cookie-load fast N            N draws of one cookie on the fast path (libcookie);
  *                                 at the durable limit, wait for the daemon to raise it
+ *   cookie-load drain             draw ranges of 65536 on the fast path until the durable
+ *                                 limit refuses one; print how many cookies were drawn
  *
  * Prints one cookie per line, so tests can check that all are distinct and none is 0. Gives
  * up (exit 1) when the daemon stays unreachable for 60 s.
@@ -87,6 +89,29 @@ static int run_fast(long n)
 	return 0;
 }
 
+static int run_drain(void)
+{
+	struct cookie_fast f;
+	uint64_t first, drawn = 0, last = 0;
+	int err = cookie_fast_open(&f);
+
+	if (err) {
+		fprintf(stderr, "cookie-load: fast path: %s\n", strerror(-err));
+		return 1;
+	}
+	while (!(err = cookie_fast_get(&f, 65536, &first))) {
+		if (first <= last) {
+			fprintf(stderr, "cookie-load: range %" PRIu64 " after %" PRIu64 "\n", first, last);
+			return 1;
+		}
+		last = first + 65535;
+		drawn += 65536;
+	}
+	printf("%" PRIu64 " %" PRIu64 "\n", drawn, last);
+	cookie_fast_close(&f);
+	return err == -EAGAIN ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? atol(argv[2]) : 0;
@@ -95,6 +120,8 @@ int main(int argc, char **argv)
 		return run_socket(n, argc > 3 ? atol(argv[3]) : 1);
 	if (argc == 3 && !strcmp(argv[1], "fast") && n > 0)
 		return run_fast(n);
-	fprintf(stderr, "usage: cookie-load socket N [SIZE] | cookie-load fast N\n");
+	if (argc == 2 && !strcmp(argv[1], "drain"))
+		return run_drain();
+	fprintf(stderr, "usage: cookie-load socket N [SIZE] | cookie-load fast N | cookie-load drain\n");
 	return 2;
 }

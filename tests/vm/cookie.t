@@ -142,8 +142,24 @@ err_case 1 "cookie-gend is not running" "daemon stopped" cookie --socket-only
 err_case 1 "cookie-gend is not running" "daemon stopped, --stats" cookie --stats
 c1=$(cookie --fast); rc=$?
 ok $rc "the fast path keeps working while the daemon is down, within the durable limit ($c1)"
+# With the daemon down, the fast path runs into the durable limit and is refused: nothing
+# beyond the mark is ever handed out, and the refusal raises the need_room flag (xchg).
+out=$(cookie-load drain); rc=$?
+ok $rc "with the daemon down the fast path stops at the durable limit ($out)"
+st=$(bpftool -j map dump pinned $pins/state | jq -c '.[0].formatted.value')
+last=${out#* }
+limit=$(jq .limit <<<"$st")
+[ "$last" -lt "$limit" ]
+ok $? "every cookie drawn is below the limit ($last < $limit)"
+is "$(jq .need_room <<<"$st")" 1 "the refusal raised need_room"
 systemctl start cookie-gend && wait_daemon
 ok $? "cookie-gend started again"
+for _ in $(seq 50); do [ "$(stat_of limit)" -gt "$limit" ] && break; sleep 0.1; done
+[ "$(stat_of limit)" -gt "$limit" ]
+ok $? "the daemon raised the limit ($(stat_of limit) > $limit)"
+is "$(bpftool -j map dump pinned $pins/state | jq '.[0].formatted.value.need_room')" 0 "and took the flag down"
+c1=$(cookie --fast)
+ok $? "the fast path works again ($c1)"
 c2=$(cookie)
 [ "$c2" -gt "$c1" ]
 ok $? "after a restart cookies continue above the old ones ($c2 > $c1)"
