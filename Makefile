@@ -4,6 +4,7 @@
 #   make test       host tests, then VM tests in one guest boot; ends with "N passed, N failed"
 #   make run        boot the guest and run the demo
 #   make vm         an interactive root shell in the guest
+#   make stock-kernel  fetch Debian's stock kernel for the second, portability boot of make test
 #
 # The kernel tree and the base image are cached outside the repository, in $(BAREATOM_CACHE).
 
@@ -20,7 +21,7 @@ CFLAGS += -Wall -Wextra -Wno-unused-parameter -I$(BUILD) -Isrc -Ibpf
 LDLIBS := -lbpf -lelf -lz
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -Wall
 
-TOOLS := counter tpstat cookie-gend cookie
+TOOLS := counter tpstat cookie-gend cookie eht-hosts
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 BINS := $(addprefix $(BUILD)/,$(TOOLS))
 VM_HELPERS := $(patsubst tests/vm/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/*.c))
@@ -31,7 +32,8 @@ INITRD := $(BUILD)/image/initrd.cpio
 # Paths of the cached kernel tree and base image, known once their stamps are made.
 KDIR = $(shell cat $(BUILD)/kernel.dir)
 
-.PHONY: all deps kernel module image tools test test-host test-vm-build run vm bench clean FORCE
+.PHONY: all deps kernel module image tools test test-host test-vm-build run vm bench clean FORCE \
+	stock-kernel selftests
 .DELETE_ON_ERROR:
 
 all: image
@@ -67,11 +69,13 @@ $(BUILD)/%.o: src/%.c $(wildcard src/*.h) | deps
 $(BUILD)/counter.o: $(BUILD)/counter.skel.h
 $(BUILD)/tpstat.o: $(BUILD)/tpstat.skel.h
 $(BUILD)/cookie-gend.o: $(BUILD)/cookie.skel.h
+$(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/util.o
 $(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/util.o
 $(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_proto.o $(BUILD)/util.o $(BUILD)/libcookie.a
 $(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/util.o $(BUILD)/libcookie.a
+$(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/util.o
 $(BUILD)/libcookie.a: $(BUILD)/libcookie.o
 	$(AR) rcs $@ $^
 $(BINS):
@@ -86,6 +90,38 @@ $(BUILD)/module/tpgen.ko: $(wildcard kernel/module/*) $(BUILD)/kernel.dir
 		{ cat $(BUILD)/module.log; exit 1; }
 
 module: $(BUILD)/module/tpgen.ko
+
+# The kernel's own test_verifier (tools/testing/selftests/bpf), from the cached kernel tree with
+# its outputs here (OUTPUT=). The tree itself only gains verifier/tests.h and prog_tests/tests.h,
+# generated the same way every time. A new kernel key starts from an empty directory.
+SELFTESTS := $(BUILD)/selftests
+$(SELFTESTS)/test_verifier: $(BUILD)/kernel.dir | deps
+	rm -rf $(SELFTESTS) && mkdir -p $(SELFTESTS)
+	$(MAKE) -C $(KDIR)/tools/testing/selftests/bpf OUTPUT=$(CURDIR)/$(SELFTESTS)/ test_verifier \
+		>$(BUILD)/selftests.log 2>&1 || { cat $(BUILD)/selftests.log; exit 1; }
+
+# Stripped and gzipped for the guest (tests/selftests/test_verifier says why).
+$(SELFTESTS)/test_verifier.gz: $(SELFTESTS)/test_verifier
+	strip -o $@.tmp $< && gzip -9nf $@.tmp && mv $@.tmp.gz $@
+
+# Index, modes and description of each case from verifier/atomic_*.c and verifier/xadd.c.
+$(SELFTESTS)/atomic-cases: $(SELFTESTS)/test_verifier tests/selftests/gen-cases tests/selftests/list-cases.c
+	CC="$(CC)" tests/selftests/gen-cases $(KDIR) $(SELFTESTS) $@ 'atomic_*.c' xadd.c
+
+# test_progs, for `test_progs -t atomics`; built in a scratch copy (the script says why).
+$(BUILD)/selftests-progs/test_progs: $(BUILD)/kernel.dir tests/selftests/build-test-progs | deps
+	tests/selftests/build-test-progs $(KDIR) $(BUILD)/selftests-progs >$(BUILD)/selftests-progs.log 2>&1 || \
+		{ tail -n 40 $(BUILD)/selftests-progs.log; exit 1; }
+
+SELFTEST_BINS := $(SELFTESTS)/test_verifier.gz $(SELFTESTS)/atomic-cases $(BUILD)/selftests-progs/test_progs
+selftests: $(SELFTEST_BINS)
+
+# Debian's stock kernel for the compile-once, run-everywhere boot (tests/stock/): its vmlinuz
+# and its own virtio and 9p modules, cached per package version; unchanged files stay untouched.
+$(BUILD)/stock/vmlinuz: FORCE | deps
+	@images/stock-kernel $(BUILD)
+
+stock-kernel: $(BUILD)/stock/vmlinuz
 
 $(BUILD)/tests/vm/%: tests/vm/%.c | deps
 	@mkdir -p $(dir $@)
@@ -117,8 +153,9 @@ $(BUILD)/tests/fuzz/cookie-proto: tests/fuzz/cookie-proto.c src/cookie_proto.c s
 # The guest's initramfs: the cached base image plus a second cpio with the suite.
 $(INITRD): $(BUILD)/base-image.path $(BUILD)/kernel.dir $(BUILD)/module/tpgen.ko $(BINS) \
 		$(VM_HELPERS) $(BENCH_BINS) $(wildcard tests/vm/*) $(wildcard tests/bench/*) \
-		$(wildcard images/guest/*) images/make-initrd \
-		$(wildcard src/man/*)
+		$(wildcard images/guest/*) images/make-initrd tests/unit/atomics.expect \
+		$(wildcard src/man/*) $(SELFTEST_BINS) $(wildcard tests/selftests/*) \
+		$(wildcard tests/stock/*)
 	images/make-initrd $(BUILD) $(KDIR) $$(cat $(BUILD)/base-image.path) $@
 
 image: $(INITRD)
@@ -128,7 +165,7 @@ test: test-host test-vm-build
 
 test-host: $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) | deps
 
-test-vm-build: image
+test-vm-build: image stock-kernel
 
 run: image
 	images/run-vm --cpus 4 -- /usr/lib/bareatom/demo

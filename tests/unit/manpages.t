@@ -8,7 +8,7 @@ for page in "$top"/src/man/*.[18]; do
 	if [ -z "$out" ]; then echo "ok $n - ${page##*/} renders cleanly"; else
 		echo "not ok $n - ${page##*/} renders cleanly"; sed 's/^/# /' <<<"$out"; fi
 done
-for tool in tpstat cookie-gend cookie; do
+for tool in tpstat cookie-gend cookie eht-hosts; do
 	page=$(ls "$top"/src/man/$tool.[18])
 	text=$(groff -man -Tutf8 "$page" 2>/dev/null | col -b)
 	missing=""

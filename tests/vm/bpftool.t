@@ -1,0 +1,89 @@
+#!/bin/bash
+# What the suite pins, as bpftool sees it: every pinned program's xlated code holds the atomic
+# operations the host-side object check expects of its source, tpstat's counters dumped by
+# bpftool equal what tpstat prints, and the links name the tracepoints.
+. "$(dirname "$0")/tap.sh"
+expect=$(dirname "$0")/atomics.expect
+modprobe tpgen
+
+# xlated_has PIN OBJECT PROGRAM: every op listed for OBJECT PROGRAM shows in bpftool's dump.
+xlated_has() {
+	local pin=$1 obj=$2 prog=$3 dump ops op pat missing=""
+	dump=$(bpftool prog dump xlated pinned "$pin")
+	ops=$(awk -v o="$obj" -v p="$prog" '$1 == o && $2 == p { $1 = $2 = ""; print }' "$expect")
+	for op in $ops; do
+		case $op in
+		none) continue ;;
+		add64) pat='lock \*(u64 \*)' ;;
+		add32) pat='lock \*(u32 \*)' ;;
+		fetch_add64|fetch_or64|fetch_and64|fetch_xor64) pat="atomic64_${op%64}" ;;
+		fetch_add32|fetch_or32|fetch_and32|fetch_xor32) pat="atomic_${op%32}" ;;
+		xchg64) pat='atomic64_xchg' ;;
+		cmpxchg64) pat='atomic64_cmpxchg' ;;
+		*) pat="unknown op $op" ;;
+		esac
+		grep -q "$pat" <<<"$dump" || missing="$missing $op"
+	done
+	[ -n "$ops" ] && [ -z "$missing" ]
+	ok $? "bpftool prog dump xlated $pin shows$(printf ' %s' $ops)${missing:+ (missing:$missing)}"
+}
+
+# tpstat --pin
+pin=/sys/fs/bpf/bareatom/tpstat
+tpstat -j -i 0.2 --pin tpgen_a tpgen_b > /tmp/tpstat.out &
+tp=$!
+for _ in $(seq 100); do [ -e $pin/link_tpgen_b ] && break; sleep 0.1; done
+for f in counters prog_tpgen_a prog_tpgen_b link_tpgen_a link_tpgen_b; do
+	[ -e $pin/$f ]
+	ok $? "tpstat --pin pinned $pin/$f"
+done
+xlated_has $pin/prog_tpgen_a tpstat.bpf.o tpstat_0
+xlated_has $pin/prog_tpgen_b tpstat.bpf.o tpstat_1
+is "$(bpftool -j prog show pinned $pin/prog_tpgen_a | jq -r '.name + " " + (.btf_id > 0 | tostring)')" \
+	"tpstat_0 true" "the program has its name and BTF"
+bpftool prog dump xlated pinned $pin/prog_tpgen_a linum | grep -q 'tpstat.bpf.c'
+ok $? "bpftool shows the program's line info (source file and line)"
+links=$(bpftool -j link show)
+for t in tpgen_a tpgen_b; do
+	jq -e --arg t $t 'map(select(.tp_name == $t)) | length == 1' <<<"$links" >/dev/null
+	ok $? "bpftool link show names the raw tracepoint $t"
+done
+
+echo "tpgen_a 1234 all" > $TPGEN/fire
+echo "tpgen_b 77" > $TPGEN/fire
+kill -USR1 $tp
+for _ in $(seq 100); do
+	p=$(bpftool -j map dump pinned $pin/counters | jq '.[0].formatted.value[".bss"][] | select(.paused != null) | .paused')
+	[ "$p" = 1 ] && break
+	sleep 0.1
+done
+is "$p" 1 "bpftool map dump shows the paused flag set by SIGUSR1, as a named field"
+dump=$(bpftool -j map dump pinned $pin/counters)
+sum() { jq "[.[0].formatted.value[\".bss\"][] | select(.slots != null) | .slots[].count[$1]] | add" <<<"$dump"; }
+a=$(sum 0) b=$(sum 1)
+is "$a/$b" "$((1234 * $(nproc)))/77" "bpftool map dump -j: named per-CPU slots add up to what was fired"
+sleep 0.5	# at least one more interval line, printed while paused
+kill -INT $tp; wait $tp
+last=$(grep '"final":false' /tmp/tpstat.out | tail -n1)
+is "$(jq -r '[.tracepoints[].count] | map(tostring) | join("/")' <<<"$last")" "$a/$b" \
+	"what tpstat printed while paused equals bpftool's dump"
+[ ! -e $pin ]
+ok $? "tpstat removed its pins on exit"
+
+# cookie-gend's pins
+pin=/sys/fs/bpf/bareatom/cookie
+for _ in $(seq 300); do cookie --stats >/dev/null 2>&1 && break; sleep 0.1; done
+xlated_has $pin/prog_fork cookie.bpf.o cookie_fork
+bpftool -j link show | jq -e 'map(select(.prog_id != null)) | length > 0' >/dev/null
+lk=$(bpftool -j link show pinned $pin/link_fork)
+jq -e '.attach_type == "trace_raw_tp" or .tp_name == "sched_process_fork"' <<<"$lk" >/dev/null
+ok $? "cookie-gend's fork link is a raw tracepoint link: $(jq -c '{type, attach_type, tp_name}' <<<"$lk")"
+bpftool btf dump id "$(bpftool -j prog show pinned $pin/prog_fork | jq .attach_btf_id // empty 2>/dev/null)" >/dev/null 2>&1 || true
+st=$(bpftool -j map dump pinned $pin/state)
+next=$(jq '.[0].formatted.value.next' <<<"$st")
+limit=$(jq '.[0].formatted.value.limit' <<<"$st")
+hw=$(cookie --stats -j | jq .highwater)
+[ "$next" -gt 0 ] && [ "$limit" -gt "$next" ]
+ok $? "bpftool map dump of the cookie state shows named fields (next=$next, limit=$limit)"
+is "$limit" "$hw" "the limit in the map is the durable high-water mark"
+done_testing
