@@ -249,29 +249,6 @@ static int check_tracepoints(void)
 	return 1;
 }
 
-/* One clear line, before libbpf gets to print its own about a failed load. */
-static int check_privileges(void)
-{
-	struct utsname u;
-	int err = util_probe_atomics();
-
-	if (!err)
-		return 0;
-	if (err == -EPERM || err == -EACCES) {
-		fprintf(stderr, "eht-hosts: permission denied: tracing needs root "
-			"(CAP_BPF and CAP_PERFMON)\n");
-		return EXIT_USAGE;
-	}
-	uname(&u);
-	if (err == -EINVAL) {
-		fprintf(stderr, "eht-hosts: this kernel (%s) lacks the BPF atomic instructions "
-			"(BPF_FETCH): Linux 5.12 or later is needed\n", u.release);
-		return 1;
-	}
-	fprintf(stderr, "eht-hosts: cannot load BPF programs: %s\n", strerror(-err));
-	return 1;
-}
-
 /* ------------------------------------------------------------------ snapshots */
 
 struct row {
@@ -950,7 +927,7 @@ int main(int argc, char **argv)
 	/* Reads BTF only: nothing is loaded into a kernel without the tracepoints. */
 	status = check_tracepoints();
 	if (!status)
-		status = check_privileges();
+		status = util_check_bpf("eht-hosts", "tracing");
 	if (!status)
 		status = check_pins();
 	if (status)

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -153,20 +152,26 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* The kernel's raw tracepoints, or one line saying why not (the caller exits 1). */
+static int load_tracepoints(struct tp_list *l)
+{
+	int err = tplist_load(l);
+
+	if (err == -ENOENT)
+		fprintf(stderr, "tpstat: this kernel has no BTF (" TP_BTF_DIR "/vmlinux): "
+			"it needs CONFIG_DEBUG_INFO_BTF=y\n");
+	else if (err)
+		fprintf(stderr, "tpstat: cannot read the kernel's BTF: %s\n", strerror(-err));
+	return err;
+}
+
 static int list_tracepoints(void)
 {
 	struct tp_list l;
-	int err = tplist_load(&l), shown = 0;
+	int shown = 0;
 
-	if (err == -ENOENT) {
-		fprintf(stderr, "tpstat: this kernel has no BTF (" TP_BTF_DIR "/vmlinux): "
-			"it needs CONFIG_DEBUG_INFO_BTF=y\n");
+	if (load_tracepoints(&l))
 		return 1;
-	}
-	if (err) {
-		fprintf(stderr, "tpstat: cannot read the kernel's BTF: %s\n", strerror(-err));
-		return 1;
-	}
 	tplist_sort(&l);
 	if (env.json)
 		printf("[");
@@ -223,28 +228,6 @@ static int resolve_names(const struct tp_list *l, const struct tp_info **tps)
 		return EXIT_USAGE;
 	}
 	return 0;
-}
-
-static int check_atomics(void)
-{
-	struct utsname u;
-	int err = util_probe_atomics();
-
-	if (!err)
-		return 0;
-	if (err == -EPERM || err == -EACCES) {
-		fprintf(stderr, "tpstat: permission denied: counting needs root "
-			"(CAP_BPF and CAP_PERFMON)\n");
-		return EXIT_USAGE;
-	}
-	uname(&u);
-	if (err == -EINVAL) {
-		fprintf(stderr, "tpstat: this kernel (%s) lacks the BPF atomic instructions "
-			"(BPF_FETCH): Linux 5.12 or later is needed\n", u.release);
-		return 1;
-	}
-	fprintf(stderr, "tpstat: cannot load BPF programs: %s\n", strerror(-err));
-	return 1;
 }
 
 struct state {
@@ -516,20 +499,12 @@ int main(int argc, char **argv)
 	if (env.list)
 		return list_tracepoints();
 
-	err = tplist_load(&l);
-	if (err == -ENOENT) {
-		fprintf(stderr, "tpstat: this kernel has no BTF (" TP_BTF_DIR "/vmlinux): "
-			"it needs CONFIG_DEBUG_INFO_BTF=y\n");
+	if (load_tracepoints(&l))
 		return 1;
-	}
-	if (err) {
-		fprintf(stderr, "tpstat: cannot read the kernel's BTF: %s\n", strerror(-err));
-		return 1;
-	}
 	status = resolve_names(&l, s.tps);
 	if (status)
 		goto out_list;
-	status = check_atomics();
+	status = util_check_bpf("tpstat", "counting");
 	if (status)
 		goto out_list;
 	describe_command(&s);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <math.h>
 #include <stdlib.h>
@@ -97,6 +98,28 @@ int util_probe_atomics(void)
 		return -errno;
 	close(fd);
 	return 0;
+}
+
+int util_check_bpf(const char *prog, const char *needs_root_for)
+{
+	struct utsname u;
+	int err = util_probe_atomics();
+
+	if (!err)
+		return 0;
+	if (err == -EPERM || err == -EACCES) {
+		fprintf(stderr, "%s: permission denied: %s needs root (CAP_BPF and CAP_PERFMON)\n",
+			prog, needs_root_for);
+		return 2;
+	}
+	uname(&u);
+	if (err == -EINVAL) {
+		fprintf(stderr, "%s: this kernel (%s) lacks the BPF atomic instructions (BPF_FETCH): "
+			"Linux 5.12 or later is needed\n", prog, u.release);
+		return 1;
+	}
+	fprintf(stderr, "%s: cannot load BPF programs: %s\n", prog, strerror(-err));
+	return 1;
 }
 
 int util_parse_seconds(const char *s, double *out)

@@ -26,6 +26,14 @@ int util_run_command(char **argv);
  */
 int util_probe_atomics(void);
 
+/*
+ * Probe the BPF atomics before loading anything, so the user gets one clear line instead of
+ * libbpf's: @prog names the tool, @needs_root_for what it does ("counting"). Returns 0 when
+ * programs can be loaded, 2 when not privileged, 1 when the kernel lacks the atomics or
+ * refuses for another reason.
+ */
+int util_check_bpf(const char *prog, const char *needs_root_for);
+
 /* Parse a positive number of seconds ("2", "0.5"). Returns -1 when it is not one. */
 int util_parse_seconds(const char *s, double *out);
 
