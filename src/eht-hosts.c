@@ -721,27 +721,6 @@ fail:
 
 /* ------------------------------------------------------------------ running */
 
-static void describe_command(struct state *s)
-{
-	size_t o = 0;
-
-	for (char **a = env.command; a && *a && o < sizeof(s->command) - 1; a++)
-		o += snprintf(s->command + o, sizeof(s->command) - o, "%s%s", o ? " " : "", *a);
-}
-
-/* Fork CMD (we are attached already) with the signal mask it would have had. */
-static pid_t start_command(const sigset_t *orig)
-{
-	pid_t pid = fork();
-
-	if (pid)
-		return pid;
-	sigprocmask(SIG_SETMASK, orig, NULL);
-	execvp(env.command[0], env.command);
-	fprintf(stderr, "eht-hosts: cannot run %s: %s\n", env.command[0], strerror(errno));
-	_exit(127);
-}
-
 static int run(struct state *s)
 {
 	struct source src = { .hosts_fd = bpf_map__fd(s->skel->maps.hosts), .bss = s->skel->bss };
@@ -773,7 +752,7 @@ static int run(struct state *s)
 		end = start + env.duration;
 	if (env.command) {
 		fflush(stdout);
-		child = start_command(&orig);
+		child = util_start_command("eht-hosts", env.command, &orig);
 		if (child < 0) {
 			fprintf(stderr, "eht-hosts: cannot fork: %s\n", strerror(errno));
 			status = 1;
@@ -932,7 +911,7 @@ int main(int argc, char **argv)
 		status = check_pins();
 	if (status)
 		return status;
-	describe_command(&s);
+	util_join_command(env.command, s.command, sizeof(s.command));
 
 	s.skel = eht_bpf__open();
 	if (!s.skel) {

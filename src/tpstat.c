@@ -338,27 +338,6 @@ fail:
 	return 1;
 }
 
-static void describe_command(struct state *s)
-{
-	size_t o = 0;
-
-	for (char **a = env.command; a && *a && o < sizeof(s->command) - 1; a++)
-		o += snprintf(s->command + o, sizeof(s->command) - o, "%s%s", o ? " " : "", *a);
-}
-
-/* Fork CMD (we are attached already) with the signal mask it would have had. */
-static pid_t start_command(const sigset_t *orig)
-{
-	pid_t pid = fork();
-
-	if (pid)
-		return pid;
-	sigprocmask(SIG_SETMASK, orig, NULL);
-	execvp(env.command[0], env.command);
-	fprintf(stderr, "tpstat: cannot run %s: %s\n", env.command[0], strerror(errno));
-	_exit(127);
-}
-
 static int run(struct state *s)
 {
 	struct tpstat_report r = { .command = env.command ? s->command : NULL };
@@ -383,7 +362,7 @@ static int run(struct state *s)
 	if (env.duration)
 		end = start + env.duration;
 	if (env.command) {
-		child = start_command(&orig);
+		child = util_start_command("tpstat", env.command, &orig);
 		if (child < 0) {
 			fprintf(stderr, "tpstat: cannot fork: %s\n", strerror(errno));
 			return 1;
@@ -507,7 +486,7 @@ int main(int argc, char **argv)
 	status = util_check_bpf("tpstat", "counting");
 	if (status)
 		goto out_list;
-	describe_command(&s);
+	util_join_command(env.command, s.command, sizeof(s.command));
 
 	s.skel = tpstat_bpf__open();
 	if (!s.skel) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -171,3 +172,25 @@ void util_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+
+void util_join_command(char **argv, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (char **a = argv; a && *a && o + 1 < len; a++)
+		o += snprintf(buf + o, len - o, "%s%s", o ? " " : "", *a);
+}
+
+pid_t util_start_command(const char *prog, char **argv, const sigset_t *orig)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	sigprocmask(SIG_SETMASK, orig, NULL);
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: cannot run %s: %s\n", prog, argv[0], strerror(errno));
+	_exit(127);
+}

@@ -4,6 +4,7 @@
 #define __BAREATOM_UTIL_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -43,6 +44,15 @@ void util_json_string(FILE *f, const char *s);
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
 double util_now(void);
 double util_wallclock(void);
+
+/* "ARG0 ARG1 ...", cut to fit @len: how a command is named in output. */
+void util_join_command(char **argv, char *buf, size_t len);
+
+/*
+ * Fork and exec @argv with the signal mask @orig (the caller blocked signals it waits for);
+ * returns the child's pid, or -1. A failed exec prints "PROG: cannot run ..." and exits 127.
+ */
+pid_t util_start_command(const char *prog, char **argv, const sigset_t *orig);
 
 /*
  * Split "PROG [OPTION...] -- CMD [ARG...]" at the first "--": returns CMD's argv (NULL
