@@ -71,18 +71,6 @@ static const struct argp_option opts[] = {
 	{},
 };
 
-static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "cookie: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
 static long parse_long(const char *arg, const char *what, long min, long max)
 {
 	char *end;
@@ -91,7 +79,7 @@ static long parse_long(const char *arg, const char *what, long min, long max)
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || v < min || v > max)
-		usage_error("invalid %s '%s': a whole number from %ld to %ld", what, arg, min, max);
+		util_usage_error("cookie", "invalid %s '%s': a whole number from %ld to %ld", what, arg, min, max);
 	return v;
 }
 
@@ -107,7 +95,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_FAST: env.path = PATH_FAST; break;
 	case OPT_SOCKET_ONLY: env.path = PATH_SOCKET; break;
 	case OPT_SOCKET: env.socket = arg; break;
-	case ARGP_KEY_ARG: usage_error("unexpected argument '%s'", arg);
+	case ARGP_KEY_ARG: util_usage_error("cookie", "unexpected argument '%s'", arg);
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;

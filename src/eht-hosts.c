@@ -151,20 +151,6 @@ static const struct argp_option opts[] = {
 	{},
 };
 
-/* A usage error: one line naming the cause, exit 2. */
-static void __attribute__((noreturn, format(printf, 2, 3)))
-usage_error(struct argp_state *state, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "eht-hosts: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(EXIT_USAGE);
-}
-
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
@@ -182,19 +168,19 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'i':
 		if (util_parse_seconds(arg, &env.interval))
-			usage_error(state, "invalid interval '%s': a number of seconds > 0", arg);
+			util_usage_error("eht-hosts", "invalid interval '%s': a number of seconds > 0", arg);
 		break;
 	case 'd':
 		if (util_parse_seconds(arg, &env.duration))
-			usage_error(state, "invalid duration '%s': a number of seconds > 0", arg);
+			util_usage_error("eht-hosts", "invalid duration '%s': a number of seconds > 0", arg);
 		break;
 	case ARGP_KEY_ARG:
-		usage_error(state, "unexpected argument '%s' (a command goes after --)", arg);
+		util_usage_error("eht-hosts", "unexpected argument '%s' (a command goes after --)", arg);
 	case ARGP_KEY_END:
 		if (env.show && (env.watch || env.interval || env.duration || env.command))
-			usage_error(state, "-s prints the running eht-hosts' table: it takes only -j");
+			util_usage_error("eht-hosts", "-s prints the running eht-hosts' table: it takes only -j");
 		if (env.interval && !env.watch)
-			usage_error(state, "-i sets how often -w looks for changes: it needs -w");
+			util_usage_error("eht-hosts", "-i sets how often -w looks for changes: it needs -w");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -761,32 +747,11 @@ static int run(struct state *s)
 	}
 
 	while (!stop) {
-		double wake = next_tick;
-		struct timespec ts;
-		siginfo_t si;
-		int sig;
+		int sig = util_wait_signal(&set, next_tick, end);
 
-		if (end && (!wake || end < wake))
-			wake = end;
 		now = util_now();
-		if (wake) {
-			double left = wake > now ? wake - now : 0;
-
-			ts.tv_sec = (time_t)left;
-			ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
-			sig = sigtimedwait(&set, &si, &ts);
-		} else {
-			sig = sigwaitinfo(&set, &si);
-		}
-		now = util_now();
-		if (sig == SIGCHLD && child) {
-			int ws;
-
-			if (waitpid(child, &ws, WNOHANG) == child) {
-				cmd_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-				child = 0;
-				stop = true;
-			}
+		if (sig == SIGCHLD) {
+			stop = util_reap_command(&child, &cmd_status);
 		} else if (sig == SIGINT || sig == SIGTERM) {
 			/* With a command, Ctrl-C reaches it too: report when it is gone. */
 			if (child)
@@ -833,12 +798,7 @@ snap_failed:
 	fprintf(stderr, "eht-hosts: cannot read the host table: %s\n", strerror(-err));
 	status = 1;
 out:
-	if (child) {
-		int ws;
-
-		kill(child, SIGTERM);
-		waitpid(child, &ws, 0);
-	}
+	util_end_command(child);
 	if (cmd_status > 0) {
 		fprintf(stderr, "eht-hosts: '%s' exited with status %d\n", s->command, cmd_status);
 		status = 1;

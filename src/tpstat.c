@@ -77,20 +77,6 @@ static const struct argp_option opts[] = {
 	{},
 };
 
-/* A usage error: one line naming the cause, exit 2. */
-static void __attribute__((noreturn, format(printf, 2, 3)))
-usage_error(struct argp_state *state, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "tpstat: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(EXIT_USAGE);
-}
-
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	char *end;
@@ -110,41 +96,41 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'i':
 		if (util_parse_seconds(arg, &env.interval))
-			usage_error(state, "invalid interval '%s': a number of seconds > 0", arg);
+			util_usage_error("tpstat", "invalid interval '%s': a number of seconds > 0", arg);
 		break;
 	case 'd':
 		if (util_parse_seconds(arg, &env.duration))
-			usage_error(state, "invalid duration '%s': a number of seconds > 0", arg);
+			util_usage_error("tpstat", "invalid duration '%s': a number of seconds > 0", arg);
 		break;
 	case 'c':
 		errno = 0;
 		env.count = strtol(arg, &end, 10);
 		if (errno || end == arg || *end || env.count <= 0)
-			usage_error(state, "invalid count '%s': a whole number > 0", arg);
+			util_usage_error("tpstat", "invalid count '%s': a whole number > 0", arg);
 		break;
 	case ARGP_KEY_ARG:
 		if (env.list) {
 			if (env.glob)
-				usage_error(state, "-l takes at most one GLOB");
+				util_usage_error("tpstat", "-l takes at most one GLOB");
 			env.glob = arg;
 			break;
 		}
 		if (env.n == TPSTAT_MAX_TP)
-			usage_error(state, "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
+			util_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
 		for (int i = 0; i < env.n; i++)
 			if (!strcmp(env.names[i], arg))
-				usage_error(state, "tracepoint '%s' is named twice", arg);
+				util_usage_error("tpstat", "tracepoint '%s' is named twice", arg);
 		if (strlen(arg) >= TP_NAME_LEN)
-			usage_error(state, "tracepoint name too long: '%.40s...'", arg);
+			util_usage_error("tpstat", "tracepoint name too long: '%.40s...'", arg);
 		env.names[env.n++] = arg;
 		break;
 	case ARGP_KEY_END:
 		if (env.list && (env.n || env.command || env.interval || env.duration || env.count))
-			usage_error(state, "-l takes no other options and no command");
+			util_usage_error("tpstat", "-l takes no other options and no command");
 		if (!env.list && !env.n)
-			usage_error(state, "name at least one tracepoint (tpstat -l lists them)");
+			util_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");
 		if (env.count && !env.interval)
-			usage_error(state, "-c counts intervals: it needs -i");
+			util_usage_error("tpstat", "-c counts intervals: it needs -i");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -370,25 +356,8 @@ static int run(struct state *s)
 	}
 
 	while (!stop) {
-		double wake = 0;
-		struct timespec ts;
-		siginfo_t si;
-		int sig;
+		int sig = util_wait_signal(&set, next_tick, end);
 
-		if (next_tick)
-			wake = next_tick;
-		if (end && (!wake || end < wake))
-			wake = end;
-		now = util_now();
-		if (wake) {
-			double left = wake > now ? wake - now : 0;
-
-			ts.tv_sec = (time_t)left;
-			ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
-			sig = sigtimedwait(&set, &si, &ts);
-		} else {
-			sig = sigwaitinfo(&set, &si);
-		}
 		now = util_now();
 		if (sig == SIGUSR1) {
 			bool p = !s->skel->bss->paused;
@@ -403,18 +372,12 @@ static int run(struct state *s)
 			if (!env.json)
 				printf("#%12.3f  counting %s (SIGUSR1)\n", now - start, p ? "paused" : "resumed");
 			fflush(stdout);
-		} else if (sig == SIGCHLD && child) {
-			int ws;
-
-			if (waitpid(child, &ws, WNOHANG) == child) {
-				cmd_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-				child = 0;
-				stop = true;
-			}
+		} else if (sig == SIGCHLD) {
+			stop = util_reap_command(&child, &cmd_status);
 		} else if (sig == SIGINT || sig == SIGTERM) {
 			/* With a command, Ctrl-C reaches it too: report when it is gone. */
 			if (child)
-				kill(child, sig == SIGINT ? SIGINT : SIGTERM);
+				kill(child, sig);
 			else
 				stop = true;
 		}
@@ -449,12 +412,7 @@ static int run(struct state *s)
 	r.paused = s->skel->bss->paused;
 	report(s, &r);
 
-	if (child) {
-		int ws;
-
-		kill(child, SIGTERM);
-		waitpid(child, &ws, 0);
-	}
+	util_end_command(child);
 	if (cmd_status > 0) {
 		fprintf(stderr, "tpstat: '%s' exited with status %d\n", s->command, cmd_status);
 		status = 1;

@@ -194,3 +194,54 @@ pid_t util_start_command(const char *prog, char **argv, const sigset_t *orig)
 	fprintf(stderr, "%s: cannot run %s: %s\n", prog, argv[0], strerror(errno));
 	_exit(127);
 }
+
+void util_usage_error(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+int util_wait_signal(const sigset_t *set, double tick, double end)
+{
+	double wake = tick, left;
+	struct timespec ts;
+	siginfo_t si;
+
+	if (end && (!wake || end < wake))
+		wake = end;
+	if (!wake)
+		return sigwaitinfo(set, &si);
+	left = wake - util_now();
+	if (left < 0)
+		left = 0;
+	ts.tv_sec = (time_t)left;
+	ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+	return sigtimedwait(set, &si, &ts);
+}
+
+bool util_reap_command(pid_t *child, int *status)
+{
+	int ws;
+
+	if (!*child || waitpid(*child, &ws, WNOHANG) != *child)
+		return false;
+	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	*child = 0;
+	return true;
+}
+
+void util_end_command(pid_t child)
+{
+	int ws;
+
+	if (!child)
+		return;
+	kill(child, SIGTERM);
+	waitpid(child, &ws, 0);
+}

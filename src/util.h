@@ -45,6 +45,25 @@ void util_json_string(FILE *f, const char *s);
 double util_now(void);
 double util_wallclock(void);
 
+/* A usage error: "PROG: reason" on one line, exit 2. */
+void util_usage_error(const char *prog, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
+
+/*
+ * Wait for a signal of @set (blocked by the caller) until the earlier of @tick and @end
+ * (CLOCK_MONOTONIC seconds, 0 for none). Returns the signal, or -1 when the time came.
+ */
+int util_wait_signal(const sigset_t *set, double tick, double end);
+
+/*
+ * After SIGCHLD: if *@child has exited, reap it, store its status as a shell would
+ * (128 + signal when killed) in *@status, clear *@child and return true.
+ */
+bool util_reap_command(pid_t *child, int *status);
+
+/* Stop a command still running when counting ends: SIGTERM, then wait for it. */
+void util_end_command(pid_t child);
+
 /* "ARG0 ARG1 ...", cut to fit @len: how a command is named in output. */
 void util_join_command(char **argv, char *buf, size_t len);
 
