@@ -122,18 +122,22 @@ static __always_inline void report(__u64 cookie, __u32 pid, __u32 kind, struct c
 		atomic_add(&st->events_lost, 1);
 }
 
+/* A cookie for a program, and the shared state it came from; 0 when none could be drawn. */
+static __always_inline __u64 draw_cookie(struct cookie_state **stp)
+{
+	__u32 zero = 0;
+
+	*stp = bpf_map_lookup_elem(&state, &zero);
+	return *stp ? draw(*stp) : 0;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(cookie_fork, struct task_struct *parent, struct task_struct *child)
 {
 	struct cookie_state *st;
 	struct cookie_task *t;
-	__u32 zero = 0;
-	__u64 c;
+	__u64 c = draw_cookie(&st);
 
-	st = bpf_map_lookup_elem(&state, &zero);
-	if (!st)
-		return 0;
-	c = draw(st);
 	if (!c)
 		return 0;
 	t = bpf_task_storage_get(&task_cookies, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -149,13 +153,8 @@ SEC("raw_tp/tpgen_b")
 int cookie_tpgen(void *ctx)
 {
 	struct cookie_state *st;
-	__u32 zero = 0;
-	__u64 c;
+	__u64 c = draw_cookie(&st);
 
-	st = bpf_map_lookup_elem(&state, &zero);
-	if (!st)
-		return 0;
-	c = draw(st);
 	if (!c)
 		return 0;
 	atomic_add(&st->tpgen_cookies, 1);
