@@ -41,16 +41,6 @@ is "$(tpstat -l -j 'pelt_*' | jq -r 'map(.name) | sort | join(",")')" \
 	"pelt_cfs_tp,pelt_dl_tp,pelt_irq_tp,pelt_rt_tp,pelt_se_tp,pelt_thermal_tp" "tpstat -l -j GLOB filters, valid JSON"
 
 # Tracepoints this kernel lacks: exit 2 and one line naming the cause.
-err_case() {	# err_case WANT_RC WANT_TEXT DESCRIPTION CMD...
-	local rc want=$1 text=$2 what=$3; shift 3
-	out=$("$@" 2>&1 >/dev/null); rc=$?
-	if [ "$rc" = "$want" ] && grep -q -- "$text" <<<"$out" && [ "$(wc -l <<<"$out")" = 1 ]; then
-		echo "ok $((tap_n += 1)) - $what: exit $rc, '$out'"
-	else
-		echo "not ok $((tap_n += 1)) - $what: want exit $want and '$text'"
-		echo "#   got exit $rc: $out"
-	fi
-}
 err_case 2 "unknown tracepoint 'br_eht_host_create'" "our patch's bare tracepoint is unknown here" tpstat br_eht_host_create
 err_case 2 "unknown tracepoint 'tpgen_a'" "tpgen's tracepoint is unknown here" tpstat tpgen_a
 err_case 2 "unknown tracepoint 'br_eht_fast_leave'" "unknown even with a command to run" tpstat br_eht_fast_leave -- true

@@ -118,7 +118,7 @@ rmmod tpgen
 ok $? "rmmod tpgen"
 
 # Client errors.
-err_case() {	# WANT_RC TEXT DESCRIPTION CMD...
+fails_with() {	# WANT_RC TEXT DESCRIPTION CMD...
 	local rc want=$1 text=$2 what=$3; shift 3
 	out=$("$@" 2>&1 >/dev/null); rc=$?
 	if [ "$rc" = "$want" ] && grep -q -- "$text" <<<"$out"; then
@@ -128,18 +128,18 @@ err_case() {	# WANT_RC TEXT DESCRIPTION CMD...
 		echo "#   got exit $rc: $out"
 	fi
 }
-err_case 2 "invalid count '0'" "cookie -n 0" cookie -n 0
-err_case 2 "invalid count '65537'" "cookie -n 65537" cookie -n 65537
-err_case 2 "invalid count '-1'" "cookie -n -1" cookie -n -1
-err_case 2 "invalid PID 'abc'" "cookie --pid abc" cookie --pid abc
-err_case 1 "permission denied" "not root, not in group bareatom" setpriv --reuid=65534 --regid=65534 --clear-groups cookie -n 1
+fails_with 2 "invalid count '0'" "cookie -n 0" cookie -n 0
+fails_with 2 "invalid count '65537'" "cookie -n 65537" cookie -n 65537
+fails_with 2 "invalid count '-1'" "cookie -n -1" cookie -n -1
+fails_with 2 "invalid PID 'abc'" "cookie --pid abc" cookie --pid abc
+fails_with 1 "permission denied" "not root, not in group bareatom" setpriv --reuid=65534 --regid=65534 --clear-groups cookie -n 1
 out=$(setpriv --reuid=65534 --regid=65534 --groups="$(getent group bareatom | cut -d: -f3)" cookie -n 2 -j)
 is "$(jq -r '.source + " " + (.count | tostring)' <<<"$out")" "socket 2" "a member of group bareatom gets cookies over the socket"
-err_case 1 "fast path is unavailable: needs root" "--fast as non-root" setpriv --reuid=65534 --regid=65534 --clear-groups cookie --fast
-err_case 1 "no such process" "--pid of a PID that does not exist" cookie --pid 4000000
+fails_with 1 "fast path is unavailable: needs root" "--fast as non-root" setpriv --reuid=65534 --regid=65534 --clear-groups cookie --fast
+fails_with 1 "no such process" "--pid of a PID that does not exist" cookie --pid 4000000
 systemctl stop cookie-gend
-err_case 1 "cookie-gend is not running" "daemon stopped" cookie --socket-only
-err_case 1 "cookie-gend is not running" "daemon stopped, --stats" cookie --stats
+fails_with 1 "cookie-gend is not running" "daemon stopped" cookie --socket-only
+fails_with 1 "cookie-gend is not running" "daemon stopped, --stats" cookie --stats
 c1=$(cookie --fast); rc=$?
 ok $rc "the fast path keeps working while the daemon is down, within the durable limit ($c1)"
 # With the daemon down, the fast path runs into the durable limit and is refused: nothing

@@ -24,3 +24,16 @@ done_testing() { echo "1..$tap_n"; }
 TPGEN=/sys/kernel/debug/tpgen
 # tpgen_stat NAME: the tracepoint's FIRED_TOTAL from tpgen's stats
 tpgen_stat() { awk -v n="$1" '$1 == n { print $2 }' "$TPGEN/stats"; }
+
+# err_case WANT_RC WANT_TEXT DESCRIPTION CMD...: CMD fails with exit WANT_RC and exactly one
+# line on stderr that contains WANT_TEXT
+err_case() {
+	local rc want=$1 text=$2 what=$3 out; shift 3
+	out=$("$@" 2>&1 >/dev/null); rc=$?
+	if [ "$rc" = "$want" ] && grep -q -- "$text" <<<"$out" && [ "$(wc -l <<<"$out")" = 1 ]; then
+		echo "ok $((tap_n += 1)) - $what: exit $rc, '$out'"
+	else
+		echo "not ok $((tap_n += 1)) - $what: want exit $want and '$text'"
+		echo "#   got exit $rc: $out"
+	fi
+}

@@ -114,16 +114,6 @@ start=$(date +%s%N); tpstat -d 0.5 tpgen_a >/dev/null; ms=$(( ($(date +%s%N) - s
 ok $? "-d 0.5 counts for at least 0.5 s ($ms ms)"
 
 # Errors: one line naming the cause, and the documented exit code.
-err_case() {	# err_case WANT_RC WANT_TEXT DESCRIPTION CMD...
-	local rc want=$1 text=$2 what=$3; shift 3
-	out=$("$@" 2>&1 >/dev/null); rc=$?
-	if [ "$rc" = "$want" ] && grep -q -- "$text" <<<"$out" && [ "$(wc -l <<<"$out")" = 1 ]; then
-		echo "ok $((tap_n += 1)) - $what: exit $rc, '$out'"
-	else
-		echo "not ok $((tap_n += 1)) - $what: want exit $want and '$text'"
-		echo "#   got exit $rc: $out"
-	fi
-}
 err_case 2 "did you mean sched_switch" "unknown tracepoint suggests the closest" tpstat sched_swtch
 err_case 2 "unknown tracepoint 'no_such_tp_at_all' (tpstat -l lists them)" "unknown tracepoint, nothing close" tpstat no_such_tp_at_all
 rmmod tpgen
