@@ -61,9 +61,12 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(BUILD)/vmlinux.h | deps
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | deps
+# -MMD -MP: each object's header dependencies (src/ and bpf/ alike) are generated, not listed.
+$(BUILD)/%.o: src/%.c | deps
 	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(wildcard $(BUILD)/*.d)
 
 # Objects that need a skeleton wait for it.
 $(BUILD)/counter.o: $(BUILD)/counter.skel.h
@@ -73,8 +76,9 @@ $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/util.o
 $(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/util.o
-$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_proto.o $(BUILD)/util.o $(BUILD)/libcookie.a
-$(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/util.o $(BUILD)/libcookie.a
+$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(BUILD)/util.o \
+		$(BUILD)/libcookie.a
+$(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/util.o $(BUILD)/libcookie.a
 $(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/util.o
 $(BUILD)/libcookie.a: $(BUILD)/libcookie.o
 	$(AR) rcs $@ $^
@@ -142,6 +146,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 # Unit tests of user-space code link the objects they test.
 $(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(BUILD)/util.o
 $(BUILD)/tests/unit/cookie-proto: $(BUILD)/cookie_proto.o
+$(BUILD)/tests/unit/cookie-store: $(BUILD)/cookie_store.o
 
 # libFuzzer targets: clang with the fuzzer, address and undefined sanitizers.
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(wildcard tests/fuzz/*.c))

@@ -55,10 +55,27 @@ static __always_inline void refused(struct cookie_state *st)
 		atomic_add(&st->room_requests, 1);
 }
 
+/*
+ * The counter is already at the durable limit: refuse without adding to it, so draws
+ * refused while the daemon cannot raise the limit do not push the counter on (every path,
+ * libcookie's fast path too, checks the same way; bpf/cookie.h says what that bounds).
+ */
+static __always_inline bool at_limit(struct cookie_state *st)
+{
+	if (*(volatile __u64 *)&st->next < *(volatile __u64 *)&st->limit)
+		return false;
+	refused(st);
+	return true;
+}
+
 /* One cookie from the global counter, or 0 when it reached the durable limit. */
 static __always_inline __u64 draw_global(struct cookie_state *st)
 {
-	__u64 c = atomic_fetch_add(&st->next, 1);
+	__u64 c;
+
+	if (at_limit(st))
+		return 0;
+	c = atomic_fetch_add(&st->next, 1);
 
 	if (c && c < *(volatile __u64 *)&st->limit)
 		return c;
@@ -95,6 +112,8 @@ static __always_inline __u64 draw(struct cookie_state *st)
 		goto out;
 	}
 	if (b->cur >= b->end) {
+		if (at_limit(st))
+			goto out;
 		base = atomic_fetch_add(&st->next, COOKIE_BATCH);
 		limit = *(volatile __u64 *)&st->limit;
 		if (base >= limit) {
@@ -103,8 +122,11 @@ static __always_inline __u64 draw(struct cookie_state *st)
 		}
 		atomic_add(&st->batches, 1);
 		b->cur = base ? base : 1;
-		/* Past the durable mark the rest of the batch is simply never used. */
-		b->end = base + COOKIE_BATCH < limit ? base + COOKIE_BATCH : limit;
+		/*
+		 * Past the durable mark the rest of the batch is simply never used. No wrap:
+		 * base < limit, and limits stay below COOKIE_MARK_MAX.
+		 */
+		b->end = COOKIE_BATCH < limit - base ? base + COOKIE_BATCH : limit;
 	}
 	c = b->cur++;
 out:

@@ -15,6 +15,22 @@
 
 /* Kernel-side per-CPU batches, like the kernel's gen_cookie_next(). */
 #define COOKIE_BATCH 4096
+/*
+ * The most cookies one draw may take, on every path (socket GET, libcookie's fast path; BPF
+ * takes 1 or COOKIE_BATCH). A draw refused at the limit still burns what its fetch-add took,
+ * so this bound, together with the check that refuses without adding once the counter is
+ * at the limit, bounds how far refused draws can push the counter past it: at most one
+ * draw per concurrent drawer, COOKIE_DRAW_MAX each.
+ */
+#define COOKIE_DRAW_MAX 65536
+/* The durable mark moves in blocks of this many cookies: one fsync per block. */
+#define COOKIE_BLOCK (1ULL << 24)
+/*
+ * Marks stay below this, so neither the mark plus a block nor the counter pushed past the
+ * limit by refused draws can wrap: the 3 blocks of slack hold 768 concurrent draws of
+ * COOKIE_DRAW_MAX beyond the last mark.
+ */
+#define COOKIE_MARK_MAX (~0ULL - 3 * COOKIE_BLOCK)
 
 struct cookie_state {
 	__u64 next;		/* next cookie of the global counter (fetch-add only) */

@@ -24,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
-#include <sys/random.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
@@ -38,16 +37,27 @@
 #include "cookie.h"
 #include "cookie.skel.h"
 #include "cookie_proto.h"
+#include "cookie_store.h"
 #include "libcookie.h"
 #include "util.h"
 
-#define COOKIE_BLOCK		(1ULL << 24)	/* cookies per durable reservation */
 #define MAX_CLIENTS		256
-#define IDLE_TIMEOUT_SECS	30
+#define ROOT_RESERVED		16	/* slots only root may take, so root is always served */
+#define MAX_PER_UID		32	/* connections one uid may hold at once */
+#define IDLE_TIMEOUT_SECS	30	/* from the last complete request (or the accept) */
+#define LINE_TIMEOUT_SECS	10	/* from the first byte of a line to its newline */
 #define TICK_MS			20
+#define SAVE_BACKOFF_MIN	0.1	/* seconds before retrying a failed save of the mark */
+#define SAVE_BACKOFF_MAX	5.0
 #define INSTANCE_LOCK		"/run/bareatom/cookie-gend.lock"
-#define HIGHWATER_FILE		"highwater"
-#define ID_FILE			"id"
+/*
+ * Exit status when the state directory needs an operator (corrupt mark or id): the unit
+ * lists it in RestartPreventExitStatus=, so systemd does not restart into the same refusal.
+ * 78 is EX_CONFIG of sysexits.h.
+ */
+#define EXIT_STATE		78
+
+_Static_assert(COOKIE_GET_MAX == COOKIE_DRAW_MAX, "GET and the fast path share one bound");
 
 static struct env {
 	bool foreground;
@@ -136,7 +146,9 @@ static void __attribute__((format(printf, 2, 3))) logmsg(int prio, const char *f
 
 struct client {
 	int fd;
-	time_t last;
+	uid_t uid;		/* SO_PEERCRED: connections are bounded per uid */
+	double last;		/* CLOCK_MONOTONIC of the accept or the last complete request */
+	double line_start;	/* of the first byte of an unfinished line, 0 when none */
 	struct cookie_linebuf lb;
 };
 
@@ -146,88 +158,85 @@ static struct daemon {
 	size_t map_len;
 	int state_fd;		/* the state map */
 	int task_fd;		/* task storage */
-	int dir_fd;		/* state directory */
-	__u64 highwater;	/* durable: every cookie handed out is below it */
-	__u64 extensions, requests, served, errors, clients_total;
+	struct cookie_store store;	/* the state directory: every cookie handed out is below its mark */
+	__u64 extensions, requests, served, errors, clients_total, refused_clients;
 	int nclients;
 	struct client clients[MAX_CLIENTS];
-	time_t started;
+	double started;		/* CLOCK_MONOTONIC */
+	/* Saving the mark failed: retried with backoff, logged once per change of state. */
+	int save_err;
+	double save_retry_at, save_backoff;
+	__u64 save_errors;
 } d;
 
 /* ---- durable high-water mark ---- */
 
-static int read_highwater(__u64 *out)
-{
-	char buf[64], *end;
-	ssize_t n;
-	int fd = openat(d.dir_fd, HIGHWATER_FILE, O_RDONLY | O_CLOEXEC);
+static void notify_systemd(const char *msg);
 
-	if (fd < 0 && errno == ENOENT) {
-		*out = 1;	/* first start ever: cookies begin at 1, 0 is never one */
-		return 0;
+static void save_failed(int err)
+{
+	char status[256];
+
+	d.save_errors++;
+	d.save_backoff = d.save_err ? d.save_backoff * 2 : SAVE_BACKOFF_MIN;
+	if (d.save_backoff > SAVE_BACKOFF_MAX)
+		d.save_backoff = SAVE_BACKOFF_MAX;
+	d.save_retry_at = util_now() + d.save_backoff;
+	if (err == d.save_err)
+		return;
+	d.save_err = err;
+	if (err == -EOVERFLOW) {
+		logmsg(LOG_CRIT, "the 64-bit cookie space is exhausted: draws are refused");
+		notify_systemd("STATUS=cookie space exhausted: draws are refused");
+		return;
 	}
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		goto corrupt;
-	buf[n] = '\0';
-	errno = 0;
-	*out = strtoull(buf, &end, 10);
-	if (errno || end == buf || (*end && *end != '\n') || *out == 0)
-		goto corrupt;
-	return 0;
-corrupt:
-	logmsg(LOG_ERR, "%s/%s is corrupt; refusing to guess a high-water mark (restore it, "
-	       "or remove it only if no cookie of this machine was ever used)", env.state_dir, HIGHWATER_FILE);
-	return -EUCLEAN;
+	logmsg(LOG_ERR, "cannot save the high-water mark in %s: %s; draws past %llu are refused "
+	       "until it can be saved (retrying every %g s at most)", d.store.dir, strerror(-err),
+	       (unsigned long long)d.store.highwater, SAVE_BACKOFF_MAX);
+	snprintf(status, sizeof(status), "STATUS=cannot save the high-water mark in %s: %s; "
+		 "draws past %llu are refused", d.store.dir, strerror(-err),
+		 (unsigned long long)d.store.highwater);
+	notify_systemd(status);
 }
 
-/* Write @hw, fsync it and the directory; only then may cookies below it be handed out. */
-static int write_highwater(__u64 hw)
+static void save_recovered(void)
 {
-	char buf[32];
-	int fd, n = snprintf(buf, sizeof(buf), "%llu\n", hw);
-
-	fd = openat(d.dir_fd, HIGHWATER_FILE ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, n) != n || fsync(fd)) {
-		int err = errno ? -errno : -EIO;
-
-		close(fd);
-		return err;
-	}
-	close(fd);
-	if (renameat(d.dir_fd, HIGHWATER_FILE ".tmp", d.dir_fd, HIGHWATER_FILE))
-		return -errno;
-	/* Some filesystems (9p) cannot fsync a directory; the file itself is synced. */
-	if (fsync(d.dir_fd) && errno != EINVAL && errno != ENOTSUP)
-		return -errno;
-	d.highwater = hw;
-	return 0;
+	logmsg(LOG_INFO, "the high-water mark is saved again in %s (%llu)", d.store.dir,
+	       (unsigned long long)d.store.highwater);
+	notify_systemd("STATUS=serving cookies");
+	d.save_err = 0;
+	d.save_backoff = 0;
 }
 
-/* Make the counter's limit at least @need (and a block beyond), durably first. */
+/*
+ * Make the counter's limit cover @need and a block beyond it, durably first. After a failure
+ * it waits out a backoff before writing again (so a full disk costs no fsync per tick) and
+ * returns the error meanwhile. Nothing here can wrap: limits stay below COOKIE_MARK_MAX.
+ */
 static int extend(__u64 need)
 {
 	__u64 limit = __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST);
 	__u64 next = __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST);
-	__u64 target = (need > next ? need : next) + COOKIE_BLOCK;
+	__u64 base = need > next ? need : next, target;
 	int err;
 
-	if (target <= limit)
-		return 0;
-	if (target > UINT64_MAX - 2 * COOKIE_BLOCK) {
-		logmsg(LOG_CRIT, "the 64-bit cookie space is exhausted");
+	if (base >= COOKIE_MARK_MAX - COOKIE_BLOCK) {
+		if (d.save_err != -EOVERFLOW)
+			save_failed(-EOVERFLOW);
 		return -EOVERFLOW;
 	}
-	err = write_highwater(target);
+	target = base + COOKIE_BLOCK;
+	if (target <= limit)
+		return 0;
+	if (d.save_err && util_now() < d.save_retry_at)
+		return d.save_err;
+	err = cookie_store_write_mark(&d.store, target);
 	if (err) {
-		logmsg(LOG_ERR, "cannot save the high-water mark in %s: %s", env.state_dir, strerror(-err));
+		save_failed(err);
 		return err;
 	}
+	if (d.save_err)
+		save_recovered();
 	__atomic_store_n(&d.st->limit, target, __ATOMIC_SEQ_CST);
 	d.extensions++;
 	logmsg(LOG_DEBUG, "high-water mark now %llu", target);
@@ -246,11 +255,44 @@ static void check_headroom(void)
 	bool asked = __atomic_load_n(&d.st->need_room, __ATOMIC_RELAXED) &&
 		     __atomic_exchange_n(&d.st->need_room, 0, __ATOMIC_SEQ_CST);
 
-	if (asked || next + COOKIE_BLOCK / 2 >= limit)
+	if (asked || next >= limit || limit - next <= COOKIE_BLOCK / 2)
 		extend(next);
 }
 
+/*
+ * Draw @n (1 to COOKIE_DRAW_MAX) cookies for a client. A counter already at the limit is
+ * extended before anything is taken, so requests refused while the mark cannot be saved
+ * do not push the counter on; a draw that crossed the limit is covered by extending past
+ * it before the reply (the values are this draw's alone: no other drawer got them).
+ */
+static int draw_for_client(__u64 n, __u64 *first)
+{
+	__u64 next = __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST), c, limit;
+	int err;
+
+	if (next >= __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST)) {
+		err = extend(next + n);
+		if (err)
+			return err;
+	}
+	c = __atomic_fetch_add(&d.st->next, n, __ATOMIC_SEQ_CST);
+	limit = __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST);
+	if (c >= limit || n > limit - c) {
+		err = extend(c + n);
+		if (err)
+			return err;
+	}
+	*first = c;
+	return 0;
+}
+
 /* ---- BPF side ---- */
+
+/* Every pin cookie-gend makes, for --uninstall; the links and programs come in pairs. */
+static const char *const pin_names[] = {
+	"link_fork", "link_tpgen", "prog_fork", "prog_tpgen", "state", "batch", "task_cookies",
+	"events",
+};
 
 static const char *pin_path(char *buf, size_t len, const char *name)
 {
@@ -273,27 +315,138 @@ static int reuse_or_pin_map(struct bpf_map *map, const char *name, bool *reused)
 	return bpf_map__set_pin_path(map, path);
 }
 
-/* Attach @prog and pin its link as link_NAME and the program as prog_NAME, for bpftool. */
+#define MAX_PROG_MAPS 16
+
+/* A loaded program as the kernel sees it: its tag and the maps it uses. */
+struct prog_id {
+	__u8 tag[BPF_TAG_SIZE];
+	__u32 nr_maps;
+	__u32 maps[MAX_PROG_MAPS];
+};
+
+static int prog_identity(int prog_fd, struct prog_id *id)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	info.nr_map_ids = MAX_PROG_MAPS;
+	info.map_ids = (__u64)(unsigned long)id->maps;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	if (info.nr_map_ids > MAX_PROG_MAPS)
+		return -E2BIG;
+	memcpy(id->tag, info.tag, sizeof(id->tag));
+	id->nr_maps = info.nr_map_ids;
+	return 0;
+}
+
+/* The value of map @map_id when it is a .rodata map (the program's settings), else -ENOENT. */
+static int rodata_of(__u32 map_id, void *buf, __u32 size)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), zero = 0;
+	int fd = bpf_map_get_fd_by_id(map_id), err = -ENOENT;
+
+	if (fd < 0)
+		return -errno;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && strstr(info.name, ".rodata")) {
+		err = info.value_size == size && !bpf_map_lookup_elem(fd, &zero, buf) ? 0 : -EINVAL;
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * Does the program behind the pinned link @link_fd run exactly what we loaded as @prog:
+ * the same instructions (tag), the same maps (a state map gone from the pins leaves an old
+ * link drawing from an orphan that is never extended) and the same settings (.rodata:
+ * --global)? Returns 1 when it does, 0 when it differs, or a negative errno.
+ */
+static int same_program(int link_fd, struct bpf_program *prog)
+{
+	struct bpf_link_info li = {};
+	__u32 len = sizeof(li);
+	struct prog_id ours = {}, theirs = {};
+	size_t rosz = bpf_map__value_size(d.skel->maps.rodata);
+	char old_ro[256];
+	int fd, err;
+
+	if (bpf_obj_get_info_by_fd(link_fd, &li, &len))
+		return -errno;
+	fd = bpf_prog_get_fd_by_id(li.prog_id);
+	if (fd < 0)
+		return -errno;
+	err = prog_identity(fd, &theirs) ?: prog_identity(bpf_program__fd(prog), &ours);
+	close(fd);
+	if (err)
+		return err;
+	if (memcmp(ours.tag, theirs.tag, sizeof(ours.tag)) || ours.nr_maps != theirs.nr_maps ||
+	    rosz > sizeof(old_ro))
+		return 0;
+	for (__u32 i = 0; i < theirs.nr_maps; i++) {
+		bool found = false;
+
+		for (__u32 k = 0; k < ours.nr_maps && !found; k++)
+			found = ours.maps[k] == theirs.maps[i];
+		if (found)
+			continue;
+		/* Each load has its own .rodata map: compare what it holds. */
+		if (rodata_of(theirs.maps[i], old_ro, rosz) ||
+		    memcmp(old_ro, d.skel->rodata, rosz))
+			return 0;
+	}
+	return 1;
+}
+
+/* Pin @fd at NAME through a temporary pin renamed over it: the old pin goes in one step. */
+static int pin_over(int fd, const char *name)
+{
+	char path[256], tmp[256];
+
+	pin_path(path, sizeof(path), name);
+	/* bpffs reserves names with dots: the temporary pin is new_NAME. */
+	snprintf(tmp, sizeof(tmp), COOKIE_PIN_DIR "/new_%s", name);
+	unlink(tmp);
+	if (bpf_obj_pin(fd, tmp))
+		return -errno;
+	if (rename(tmp, path)) {
+		int err = -errno;
+
+		unlink(tmp);
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * Attach @prog and pin its link as link_NAME and the program as prog_NAME, for bpftool. A
+ * link pinned by an earlier run is kept when it runs exactly this program; otherwise (an
+ * upgrade, other settings, pins left half-made) the new link is attached and pinned first
+ * and only then is the old one dropped, so no event goes without a program meanwhile.
+ * The counter is never lost: the state map is the pinned one (reuse_or_pin_map).
+ */
 static int attach_or_keep(struct bpf_program *prog, const char *name)
 {
-	char path[256], ppath[256];
+	char path[256], pname[64];
 	struct bpf_link *link;
-	int fd = bpf_obj_get(pin_path(path, sizeof(path), name));
+	int fd = bpf_obj_get(pin_path(path, sizeof(path), name)), err;
 
-	if (fd >= 0) {	/* attached by an earlier run: keep it */
+	snprintf(pname, sizeof(pname), "prog_%s", name + strlen("link_"));
+	if (fd >= 0) {
+		int same = same_program(fd, prog);
+
 		close(fd);
-		return 0;
+		if (same == 1)
+			return 0;
+		logmsg(LOG_INFO, "replacing %s: the pinned program %s", path, same == 0 ?
+		       "differs from this cookie-gend's (another version, other options or other maps)" :
+		       "cannot be inspected");
 	}
-	snprintf(ppath, sizeof(ppath), COOKIE_PIN_DIR "/prog_%s", name + strlen("link_"));
-	unlink(ppath);
-	if (bpf_program__pin(prog, ppath))
-		return -errno;
 	link = bpf_program__attach(prog);
 	if (!link)
 		return -errno;
-	if (bpf_link__pin(link, path)) {
-		int err = -errno;
-
+	err = pin_over(bpf_link__fd(link), name) ?: pin_over(bpf_program__fd(prog), pname);
+	if (err) {
 		bpf_link__destroy(link);
 		return err;
 	}
@@ -369,56 +522,50 @@ static int attach_programs(void)
 }
 
 /*
- * The state directory's random id, created on first use. The maps record the id they count
- * for: pinned maps left by a daemon with another state directory hold per-CPU batches and
- * a counter from a different history, so they are not reused.
+ * Read the state directory before anything is loaded: a mark or id that is not exactly
+ * what this daemon writes refuses the start (EXIT_STATE), leaving the files as they are.
  */
-static int state_id(__u64 *id)
+static int open_state(uint64_t *id)
 {
-	char buf[32];
-	ssize_t n;
-	int fd = openat(d.dir_fd, ID_FILE, O_RDONLY | O_CLOEXEC);
+	const char *why = "";
+	int err = cookie_store_open(&d.store, env.state_dir);
 
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			return -EUCLEAN;
-		buf[n] = '\0';
-		*id = strtoull(buf, NULL, 16);
-		return *id ? 0 : -EUCLEAN;
+	if (err) {
+		logmsg(LOG_ERR, "cannot open the state directory %s: %s", env.state_dir, strerror(-err));
+		return 1;
 	}
-	if (errno != ENOENT)
-		return -errno;
-	do {
-		if (getrandom(id, sizeof(*id), 0) != sizeof(*id))
-			return -errno;
-	} while (!*id);
-	n = snprintf(buf, sizeof(buf), "%016llx\n", *id);
-	fd = openat(d.dir_fd, ID_FILE, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, n) != n || fsync(fd)) {
-		close(fd);
-		return -EIO;
+	err = cookie_store_read_mark(&d.store, &why);
+	if (err == -EUCLEAN) {
+		logmsg(LOG_ERR, "%s/" COOKIE_HIGHWATER_FILE " %s; refusing to guess a high-water mark "
+		       "(restore it from a backup, or remove it only if no cookie of this machine "
+		       "was ever used)", env.state_dir, why);
+		return EXIT_STATE;
 	}
-	close(fd);
+	if (err < 0) {
+		logmsg(LOG_ERR, "cannot read %s/" COOKIE_HIGHWATER_FILE ": %s", env.state_dir, strerror(-err));
+		return 1;
+	}
+	err = cookie_store_id(&d.store, id);
+	if (err == -EUCLEAN) {
+		logmsg(LOG_ERR, "%s/" COOKIE_ID_FILE " is empty or corrupt (want 16 hex digits); "
+		       "remove it if no cookie-gend has run with this directory since boot, else "
+		       "write the owner id from 'bpftool map dump pinned " COOKIE_PIN_DIR "/state'",
+		       env.state_dir);
+		return EXIT_STATE;
+	}
+	if (err) {
+		logmsg(LOG_ERR, "cannot read or create %s/" COOKIE_ID_FILE ": %s", env.state_dir,
+		       strerror(-err));
+		return 1;
+	}
 	return 0;
 }
 
 /* Start the counter above everything ever handed out, and reserve the first block. */
-static int recover(void)
+static int recover(__u64 id)
 {
-	__u64 hw = 0, cur, id = 0, owner = 0;
-	int err = read_highwater(&hw);
+	__u64 hw = d.store.highwater, cur, owner = 0;
 
-	if (err)
-		return err;
-	err = state_id(&id);
-	if (err) {
-		logmsg(LOG_ERR, "cannot read or create %s/" ID_FILE ": %s", env.state_dir, strerror(-err));
-		return err;
-	}
 	if (!__atomic_compare_exchange_n(&d.st->owner, &owner, id, false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_SEQ_CST) && owner != id) {
 		logmsg(LOG_ERR, "the maps pinned in " COOKIE_PIN_DIR " count for another state "
@@ -426,7 +573,6 @@ static int recover(void)
 		       env.state_dir);
 		return -EEXIST;
 	}
-	d.highwater = hw;
 	cur = __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST);
 	while (cur < hw &&
 	       !__atomic_compare_exchange_n(&d.st->next, &cur, hw, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
@@ -437,35 +583,54 @@ static int recover(void)
 		__atomic_store_n(&d.st->limit, hw, __ATOMIC_SEQ_CST);
 	logmsg(LOG_INFO, "high-water mark %llu, counter at %llu", hw,
 	       __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST));
-	return extend(__atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST));
+	/*
+	 * A mark that cannot be saved now (a full disk) does not stop the start: draws are
+	 * refused, STATS and systemctl status say why, and the tick retries with backoff.
+	 */
+	extend(__atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST));
+	return 0;
 }
 
 /* ---- socket ---- */
+
+/* Refuse to remove anything at @path that is not a socket: --socket may be mistyped. */
+static int check_socket_path(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	return S_ISSOCK(st.st_mode) ? 0 : -EEXIST;
+}
 
 static int listen_socket(void)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct group *g;
-	int fd;
+	mode_t old_mask;
+	int fd, err;
 
 	if (strlen(env.socket) >= sizeof(addr.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(addr.sun_path, env.socket);
+	err = check_socket_path(env.socket);
+	if (err)
+		return err;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	unlink(env.socket);	/* we hold the instance lock: any file here is stale */
-	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) || listen(fd, 64)) {
-		int err = -errno;
-
+	unlink(env.socket);	/* we hold the instance lock: a socket here is stale */
+	/* Born 0600: nobody else can connect before the group and mode below are set. */
+	old_mask = umask(0177);
+	err = bind(fd, (struct sockaddr *)&addr, sizeof(addr)) || listen(fd, 64) ? -errno : 0;
+	umask(old_mask);
+	if (err) {
 		close(fd);
 		return err;
 	}
 	g = getgrnam("bareatom");
 	if (g && !chown(env.socket, 0, g->gr_gid))
 		chmod(env.socket, 0660);
-	else
-		chmod(env.socket, 0600);
 	if (!g)
 		logmsg(LOG_WARNING, "no group 'bareatom': the socket is root-only");
 	return fd;
@@ -480,6 +645,10 @@ static void reply(struct client *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
 	buf[n++] = '\n';
 	/* No output queue: a client that does not read its replies is dropped. */
 	if (send(c->fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) != n) {
@@ -487,13 +656,20 @@ static void reply(struct client *c, const char *fmt, ...)
 	}
 }
 
+static void reply_draw_error(struct client *c, int err)
+{
+	d.errors++;
+	reply(c, "ERR cannot save the high-water mark: %s", err == -EOVERFLOW ?
+	      "the cookie space is exhausted" : strerror(-err));
+}
+
 static void serve_get(struct client *c, __u64 n)
 {
-	__u64 first = __atomic_fetch_add(&d.st->next, n, __ATOMIC_SEQ_CST);
+	__u64 first;
+	int err = draw_for_client(n, &first);
 
-	if (first + n > __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST) && extend(first + n)) {
-		d.errors++;
-		reply(c, "ERR cannot save the high-water mark");
+	if (err) {
+		reply_draw_error(c, err);
 		return;
 	}
 	d.served += n;
@@ -503,7 +679,7 @@ static void serve_get(struct client *c, __u64 n)
 static void serve_pid(struct client *c, int pid)
 {
 	struct cookie_task t;
-	int pidfd = syscall(SYS_pidfd_open, pid, 0);
+	int pidfd = syscall(SYS_pidfd_open, pid, 0), err;
 
 	if (pidfd < 0) {
 		reply(c, errno == ESRCH ? "ERR no such process" : "ERR cannot open process: %s",
@@ -512,14 +688,12 @@ static void serve_pid(struct client *c, int pid)
 	}
 	if (bpf_map_lookup_elem(d.task_fd, &pidfd, &t)) {
 		/* Started before the BPF side was attached: give it one now. */
-		__u64 first = __atomic_fetch_add(&d.st->next, 1, __ATOMIC_SEQ_CST);
-
-		if (first + 1 > __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST) && extend(first + 1)) {
-			reply(c, "ERR cannot save the high-water mark");
+		err = draw_for_client(1, &t.cookie);
+		if (err) {
+			reply_draw_error(c, err);
 			close(pidfd);
 			return;
 		}
-		t.cookie = first;
 		if (bpf_map_update_elem(d.task_fd, &pidfd, &t, BPF_NOEXIST) &&
 		    bpf_map_lookup_elem(d.task_fd, &pidfd, &t)) {
 			reply(c, errno == ESRCH ? "ERR no such process" : "ERR cannot store the cookie: %s",
@@ -535,18 +709,22 @@ static void serve_pid(struct client *c, int pid)
 static void serve_stats(struct client *c)
 {
 	struct cookie_state *st = d.st;
+	const char *state_error = !d.save_err ? "none" : d.save_err == -EOVERFLOW ? "exhausted" :
+				  strerrorname_np(-d.save_err);
 
 	reply(c, "OK next=%llu limit=%llu highwater=%llu fork_cookies=%llu "
 	      "tpgen_cookies=%llu denied=%llu batches=%llu events_lost=%llu requests=%llu"
 	      " served=%llu errors=%llu clients=%d extensions=%llu"
-	      " uptime=%ld batched=%d room_requests=%llu",
+	      " uptime=%ld batched=%d room_requests=%llu state_error=%s state_errors=%llu"
+	      " refused_clients=%llu",
 	      __atomic_load_n(&st->next, __ATOMIC_RELAXED), __atomic_load_n(&st->limit, __ATOMIC_RELAXED),
-	      d.highwater, __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
+	      (unsigned long long)d.store.highwater, __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
 	      __atomic_load_n(&st->tpgen_cookies, __ATOMIC_RELAXED),
 	      __atomic_load_n(&st->denied, __ATOMIC_RELAXED), __atomic_load_n(&st->batches, __ATOMIC_RELAXED),
 	      __atomic_load_n(&st->events_lost, __ATOMIC_RELAXED), d.requests, d.served, d.errors,
-	      d.nclients, d.extensions, (long)(time(NULL) - d.started), !env.global,
-	      __atomic_load_n(&st->room_requests, __ATOMIC_RELAXED));
+	      d.nclients, d.extensions, (long)(util_now() - d.started), !env.global,
+	      __atomic_load_n(&st->room_requests, __ATOMIC_RELAXED), state_error ? state_error : "unknown",
+	      d.save_errors, d.refused_clients);
 }
 
 static int handle_line(void *arg, const char *line, size_t len)
@@ -556,6 +734,7 @@ static int handle_line(void *arg, const char *line, size_t len)
 	const char *err;
 
 	d.requests++;
+	c->last = util_now();	/* only a whole request counts as activity, not a byte */
 	if (cookie_parse_request(line, len, &req, &err)) {
 		d.errors++;
 		reply(c, "ERR %s", err);
@@ -577,25 +756,54 @@ static void drop_client(int epfd, struct client *c)
 	d.nclients--;
 }
 
+/*
+ * Why a new connection from @uid cannot be served, or NULL. Bounded per uid, so one user's
+ * idle or trickling connections cannot take every slot, and in total, with a few slots
+ * only root may take, so root is served even when every other slot is held.
+ */
+static const char *admission(uid_t uid, char *buf, size_t len)
+{
+	int same = 0;
+
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		same += d.clients[i].fd >= 0 && d.clients[i].uid == uid;
+	if (same >= MAX_PER_UID) {
+		snprintf(buf, len, "ERR too many connections from uid %u (at most %d)\n",
+			 (unsigned int)uid, MAX_PER_UID);
+		return buf;
+	}
+	if (d.nclients >= MAX_CLIENTS || (uid != 0 && d.nclients >= MAX_CLIENTS - ROOT_RESERVED))
+		return "ERR too many clients\n";
+	return NULL;
+}
+
 static void accept_clients(int epfd, int lfd)
 {
 	for (;;) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct epoll_event ev = { .events = EPOLLIN };
+		struct ucred cred;
+		socklen_t clen = sizeof(cred);
+		const char *refusal;
+		char msg[96];
 		int i;
 
 		if (fd < 0)
 			return;
-		for (i = 0; i < MAX_CLIENTS && d.clients[i].fd >= 0; i++)
-			;
-		if (i == MAX_CLIENTS) {
-			const char *msg = "ERR too many clients\n";
-
-			send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen)) {
 			close(fd);
 			continue;
 		}
-		d.clients[i] = (struct client){ .fd = fd, .last = time(NULL) };
+		refusal = admission(cred.uid, msg, sizeof(msg));
+		if (refusal) {
+			d.refused_clients++;
+			send(fd, refusal, strlen(refusal), MSG_NOSIGNAL | MSG_DONTWAIT);
+			close(fd);
+			continue;
+		}
+		for (i = 0; d.clients[i].fd >= 0; i++)
+			;	/* admission() left a free slot */
+		d.clients[i] = (struct client){ .fd = fd, .uid = cred.uid, .last = util_now() };
 		ev.data.u32 = i;
 		if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
@@ -618,20 +826,29 @@ static void read_client(int epfd, struct client *c)
 		drop_client(epfd, c);
 		return;
 	}
-	c->last = time(NULL);
 	if (cookie_linebuf_feed(&c->lb, buf, n, handle_line, c)) {
 		d.errors++;
 		drop_client(epfd, c);	/* a line over COOKIE_LINE_MAX */
+		return;
 	}
+	/* A line must end within LINE_TIMEOUT_SECS of its first byte, however slowly it comes. */
+	if (!c->lb.len)
+		c->line_start = 0;
+	else if (!c->line_start)
+		c->line_start = util_now();
 }
 
 static void expire_idle(int epfd)
 {
-	time_t now = time(NULL);
+	double now = util_now();
 
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (d.clients[i].fd >= 0 && now - d.clients[i].last >= IDLE_TIMEOUT_SECS)
-			drop_client(epfd, &d.clients[i]);
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		struct client *c = &d.clients[i];
+
+		if (c->fd >= 0 && (now - c->last >= IDLE_TIMEOUT_SECS ||
+				   (c->line_start && now - c->line_start >= LINE_TIMEOUT_SECS)))
+			drop_client(epfd, c);
+	}
 }
 
 static void notify_systemd(const char *msg)
@@ -736,26 +953,28 @@ static int lock_instance(void)
 
 static int uninstall(void)
 {
-	static const char * const pins[] = {
-		"link_fork", "link_tpgen", "prog_fork", "prog_tpgen", "state", "batch", "task_cookies",
-		"events",
-	};
 	char path[256];
+	int err;
 
-	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++)
-		if (unlink(pin_path(path, sizeof(path), pins[i])) && errno != ENOENT)
+	for (size_t i = 0; i < sizeof(pin_names) / sizeof(pin_names[0]); i++)
+		if (unlink(pin_path(path, sizeof(path), pin_names[i])) && errno != ENOENT)
 			fprintf(stderr, "cookie-gend: cannot remove %s: %s\n", path, strerror(errno));
 	if (rmdir(COOKIE_PIN_DIR) && errno != ENOENT)
 		fprintf(stderr, "cookie-gend: cannot remove " COOKIE_PIN_DIR ": %s\n", strerror(errno));
-	unlink(env.socket);
+	err = check_socket_path(env.socket);
+	if (err == -EEXIST)
+		fprintf(stderr, "cookie-gend: %s is not a socket: left as it is\n", env.socket);
+	else if (!err)
+		unlink(env.socket);
 	printf("cookie-gend: detached and unpinned; the high-water mark in %s is kept\n", env.state_dir);
-	return 0;
+	return err == -EEXIST ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
 	int lock_fd, lfd, err, ready[2] = { -1, -1 };
+	uint64_t id;
 
 	argp_err_exit_status = 2;
 	argv[0] = "cookie-gend";
@@ -777,6 +996,15 @@ int main(int argc, char **argv)
 	}
 	if (env.uninstall)
 		return uninstall();
+	if (check_socket_path(env.socket) == -EEXIST) {
+		fprintf(stderr, "cookie-gend: %s exists and is not a socket: refusing to replace it\n",
+			env.socket);
+		return 1;
+	}
+	/* Before anything is loaded or pinned: a refused start changes nothing. */
+	err = open_state(&id);
+	if (err)
+		return err;
 
 	if (!env.foreground) {
 		pid_t pid;
@@ -798,35 +1026,22 @@ int main(int argc, char **argv)
 		use_syslog = true;
 	}
 
-	if (mkdir(env.state_dir, 0700) && errno != EEXIST) {
-		/* mkdir -p for the default /var/lib/bareatom/cookie */
-		char parent[512];
-
-		snprintf(parent, sizeof(parent), "%s", env.state_dir);
-		*strrchr(parent, '/') = '\0';
-		mkdir(parent, 0755);
-		mkdir(env.state_dir, 0700);
-	}
-	d.dir_fd = open(env.state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d.dir_fd < 0) {
-		logmsg(LOG_ERR, "cannot open the state directory %s: %s", env.state_dir, strerror(errno));
-		return 1;
-	}
 	err = setup_bpf();
 	if (err) {
 		logmsg(LOG_ERR, "cannot load the BPF side: %s", util_bpf_load_hint(err));
 		return 1;
 	}
-	if (recover() || attach_programs())
+	if (recover(id) || attach_programs())
 		return 1;
 	lfd = listen_socket();
 	if (lfd < 0) {
 		logmsg(LOG_ERR, "cannot listen on %s: %s", env.socket, strerror(-lfd));
 		return 1;
 	}
-	d.started = time(NULL);
+	d.started = util_now();
 	err = serve(lfd, ready[1]);
-	unlink(env.socket);
+	if (!check_socket_path(env.socket))
+		unlink(env.socket);
 	if (err)
 		logmsg(LOG_ERR, "event loop failed: %s", strerror(-err));
 	return err ? 1 : 0;

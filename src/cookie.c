@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cookie.h"
+#include "cookie_proto.h"
 #include "libcookie.h"
 #include "util.h"
 
@@ -188,10 +189,36 @@ static int do_pid(void)
 	return 0;
 }
 
+static void print_stat(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	int *count = arg;
+	char name[64];
+
+	if (!env.json) {
+		printf("%-14.*s %.*s\n", (int)klen, key, (int)vlen, val);
+		return;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)klen, key);
+	printf("%s", (*count)++ ? "," : "");
+	util_json_string(stdout, name);
+	/* Numbers stay numbers; words (state_error=ENOSPC) become strings. */
+	if (vlen && strspn(val, "0123456789") >= vlen) {
+		printf(":%.*s", (int)vlen, val);
+	} else {
+		snprintf(name, sizeof(name), "%.*s", (int)vlen, val);
+		printf(":");
+		util_json_string(stdout, name);
+	}
+}
+
+static void skip_stat(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
+{
+}
+
 static int do_stats(void)
 {
 	char reply[1024];
-	int fd = connect_daemon(), err;
+	int fd = connect_daemon(), err, count = 0;
 
 	if (fd < 0)
 		return 1;
@@ -201,27 +228,15 @@ static int do_stats(void)
 		fprintf(stderr, "cookie: STATS failed: %s\n", err == -EPROTO ? reply : strerror(-err));
 		return 1;
 	}
-	if (!env.json) {
-		for (char *tok = strtok(reply + 3, " "); tok; tok = strtok(NULL, " ")) {
-			char *eq = strchr(tok, '=');
-
-			if (eq)
-				printf("%-14.*s %s\n", (int)(eq - tok), tok, eq + 1);
-		}
-		return 0;
+	if (cookie_parse_stats(reply, skip_stat, NULL)) {
+		fprintf(stderr, "cookie: the daemon's STATS reply is malformed: %.80s\n", reply);
+		return 1;
 	}
-	printf("{");
-	for (char *tok = strtok(reply + 3, " "), *sep = ""; tok; tok = strtok(NULL, " "), sep = ",") {
-		char *eq = strchr(tok, '=');
-
-		if (!eq)
-			continue;
-		*eq = '\0';
-		printf("%s", sep);
-		util_json_string(stdout, tok);
-		printf(":%s", eq + 1);
-	}
-	printf("}\n");
+	if (env.json)
+		printf("{");
+	cookie_parse_stats(reply, print_stat, &count);
+	if (env.json)
+		printf("}\n");
 	return 0;
 }
 

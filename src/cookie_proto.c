@@ -121,3 +121,30 @@ int cookie_linebuf_feed(struct cookie_linebuf *lb, const char *data, size_t n,
 	}
 	return 0;
 }
+
+int cookie_parse_stats(const char *reply,
+		       void (*cb)(void *arg, const char *key, size_t klen, const char *val, size_t vlen),
+		       void *arg)
+{
+	const char *p = reply + 2;
+
+	if (strncmp(reply, "OK", 2) || (*p && *p != ' '))
+		return -1;
+	while (*p) {
+		const char *word, *eq;
+		size_t len;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		word = p;
+		len = strcspn(word, " ");
+		eq = memchr(word, '=', len);
+		if (!eq || eq == word)
+			return -1;
+		cb(arg, word, eq - word, eq + 1, len - (eq - word) - 1);
+		p = word + len;
+	}
+	return 0;
+}

@@ -51,4 +51,13 @@ struct cookie_linebuf {
 int cookie_linebuf_feed(struct cookie_linebuf *lb, const char *data, size_t n,
 			int (*cb)(void *arg, const char *line, size_t len), void *arg);
 
+/*
+ * Split a STATS reply ("OK" then " key=value" pairs) into its pairs, calling @cb for each
+ * (not NUL-terminated: lengths given). Returns 0, or -1 when @reply is not an OK reply or
+ * a word has no '='. A bare "OK" has no pairs.
+ */
+int cookie_parse_stats(const char *reply,
+		       void (*cb)(void *arg, const char *key, size_t klen, const char *val, size_t vlen),
+		       void *arg);
+
 #endif /* __BAREATOM_COOKIE_PROTO_H */

@@ -14,12 +14,6 @@
 #include "cookie.h"
 #include "libcookie.h"
 
-/* cookie_fast_get() in libcookie.h relies on this layout. */
-_Static_assert(offsetof(struct cookie_state, next) == 0 &&
-	       offsetof(struct cookie_state, limit) == 8 &&
-	       offsetof(struct cookie_state, denied) == 32 &&
-	       offsetof(struct cookie_state, need_room) == 64, "struct cookie_state layout");
-
 int cookie_fast_open(struct cookie_fast *f)
 {
 	struct bpf_map_info info = {};
@@ -27,22 +21,26 @@ int cookie_fast_open(struct cookie_fast *f)
 	long page = sysconf(_SC_PAGESIZE);
 	void *m;
 
+	int fd, err;
+
 	f->st = NULL;
-	f->fd = bpf_obj_get(COOKIE_PIN_DIR "/state");
-	if (f->fd < 0)
+	f->fd = -1;
+	fd = bpf_obj_get(COOKIE_PIN_DIR "/state");
+	if (fd < 0)
 		return -errno;
-	if (bpf_obj_get_info_by_fd(f->fd, &info, &len) || info.value_size < sizeof(struct cookie_state)) {
-		close(f->fd);
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || info.value_size < sizeof(struct cookie_state) ||
+	    !(info.map_flags & BPF_F_MMAPABLE)) {
+		close(fd);
 		return -EINVAL;
 	}
 	f->map_len = ((size_t)info.value_size * info.max_entries + page - 1) / page * page;
-	m = mmap(NULL, f->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
+	m = mmap(NULL, f->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
-		int err = -errno;
-
-		close(f->fd);
+		err = -errno;
+		close(fd);
 		return err;
 	}
+	f->fd = fd;
 	f->st = m;
 	return 0;
 }
@@ -115,13 +113,15 @@ int cookie_request(int fd, const char *request, char *reply, size_t len)
 	return -EPROTO;
 }
 
-int cookie_get(int fd, uint32_t n, uint64_t *first)
+int cookie_get(int fd, uint64_t n, uint64_t *first)
 {
 	char req[32], reply[256];
 	uint64_t got_n;
 	int err;
 
-	snprintf(req, sizeof(req), "GET %u", n);
+	if (n == 0 || n > COOKIE_DRAW_MAX)
+		return -EINVAL;
+	snprintf(req, sizeof(req), "GET %llu", (unsigned long long)n);
 	err = cookie_request(fd, req, reply, sizeof(reply));
 	if (err)
 		return err;

@@ -11,12 +11,14 @@
 #ifndef __BAREATOM_LIBCOOKIE_H
 #define __BAREATOM_LIBCOOKIE_H
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
+#include "cookie.h"
 
 #define COOKIE_PIN_DIR "/sys/fs/bpf/bareatom/cookie"
 #define COOKIE_SOCKET_PATH "/run/bareatom/cookie.sock"
-
-struct cookie_state;
 
 struct cookie_fast {
 	int fd;
@@ -24,28 +26,50 @@ struct cookie_fast {
 	size_t map_len;
 };
 
+/* 0, or a negative errno; on failure @f holds nothing to close (cookie_fast_close is safe). */
 int cookie_fast_open(struct cookie_fast *f);
 void cookie_fast_close(struct cookie_fast *f);
 
 /*
- * Draw N cookies: *first .. *first+N-1. Inline, so the fast path is one lock xadd, one load
- * and a compare. The limit only grows and is published after the durable write, so a stale
- * read can only refuse a draw, never hand out one beyond the mark.
+ * A draw was refused at the durable limit: the same accounting as BPF's refused() in
+ * bpf/cookie.bpf.c. Count it in denied, and raise the one-shot need_room flag that makes
+ * cookie-gend raise the limit at once; only the draw that raised it counts a request.
  */
-static inline int cookie_fast_get(struct cookie_fast *f, uint32_t n, uint64_t *first)
+static inline void cookie_fast_refused(struct cookie_state *st)
 {
-	/* struct cookie_state starts with next, then limit, then statistics (bpf/cookie.h). */
-	uint64_t *next = (uint64_t *)f->st, *limit = next + 1;
-	uint64_t c;
+	__atomic_fetch_add(&st->denied, 1, __ATOMIC_RELAXED);
+	if (!__atomic_exchange_n(&st->need_room, 1, __ATOMIC_RELAXED))
+		__atomic_fetch_add(&st->room_requests, 1, __ATOMIC_RELAXED);
+}
 
-	if (n == 0)
-		return -22;	/* -EINVAL */
-	c = __atomic_fetch_add(next, n, __ATOMIC_RELAXED);
-	if (c == 0 || c + n > __atomic_load_n(limit, __ATOMIC_RELAXED)) {
+/*
+ * Draw @n cookies (1 to COOKIE_DRAW_MAX): *first .. *first+n-1. Inline, so the fast path is
+ * two loads, one lock xadd and a compare. -EINVAL for a bad @n (nothing is drawn), -EAGAIN
+ * when the counter reached the durable high-water mark: ask the socket, which raises it.
+ *
+ * The limit only grows and is published after the durable write, so a stale read can only
+ * refuse a draw, never hand out one beyond the mark. A counter already at the limit refuses
+ * without adding, so refused retries do not push it on; a draw that crosses the limit burns
+ * at most @n values, which are never handed out. The comparisons cannot wrap: c < limit is
+ * checked before limit - c is taken.
+ */
+static inline int cookie_fast_get(struct cookie_fast *f, uint64_t n, uint64_t *first)
+{
+	struct cookie_state *st = f->st;
+	uint64_t c, limit;
+
+	if (n == 0 || n > COOKIE_DRAW_MAX)
+		return -EINVAL;
+	if (__atomic_load_n(&st->next, __ATOMIC_RELAXED) >= __atomic_load_n(&st->limit, __ATOMIC_RELAXED)) {
+		cookie_fast_refused(st);
+		return -EAGAIN;
+	}
+	c = __atomic_fetch_add(&st->next, n, __ATOMIC_RELAXED);
+	limit = __atomic_load_n(&st->limit, __ATOMIC_RELAXED);
+	if (c == 0 || c >= limit || n > limit - c) {
 		/* Past the durable mark: these values are burnt, never handed out. */
-		__atomic_fetch_add(next + 4, 1, __ATOMIC_RELAXED);	/* denied */
-		__atomic_store_n(next + 8, 1, __ATOMIC_RELAXED);	/* need_room */
-		return -11;	/* -EAGAIN */
+		cookie_fast_refused(st);
+		return -EAGAIN;
 	}
 	*first = c;
 	return 0;
@@ -58,7 +82,7 @@ int cookie_connect(const char *path);
  * "OK ...", -EPROTO for "ERR ..." (the reason is in @reply), or a negative errno.
  */
 int cookie_request(int fd, const char *request, char *reply, size_t len);
-int cookie_get(int fd, uint32_t n, uint64_t *first);
+int cookie_get(int fd, uint64_t n, uint64_t *first);
 /* -ESRCH when the process does not exist. */
 int cookie_pid(int fd, int pid, uint64_t *cookie);
 

@@ -4,11 +4,27 @@
  * the line splitter and every line through the request parser, as in the daemon. Besides
  * the sanitizers' checks, the parser's promises are asserted: an accepted GET has
  * 1 <= N <= 65536, an accepted PID is in range, a rejected line has a reason, and no line
- * handed to the parser is longer than COOKIE_LINE_MAX.
+ * handed to the parser is longer than COOKIE_LINE_MAX. Each line is also read as a reply,
+ * as cookie --stats reads one: every pair handed out lies inside the line, with a key.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "cookie_proto.h"
+
+static const char *reply_start, *reply_end;
+
+static void on_pair(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	if (!klen || key < reply_start || val + vlen > reply_end || memchr(key, '=', klen))
+		abort();
+}
+
+static void parse_reply(const char *line)
+{
+	reply_start = line;
+	reply_end = line + strlen(line);
+	cookie_parse_stats(line, on_pair, NULL);
+}
 
 static int on_line(void *arg, const char *line, size_t len)
 {
@@ -17,6 +33,7 @@ static int on_line(void *arg, const char *line, size_t len)
 
 	if (len > COOKIE_LINE_MAX || strlen(line) > len)
 		abort();
+	parse_reply(line);
 	if (cookie_parse_request(line, len, &req, &err)) {
 		if (!err || !*err)
 			abort();

@@ -44,6 +44,22 @@ static int collect(void *arg, const char *line, size_t len)
 	return 0;
 }
 
+static char pairs[256];
+
+static void add_pair(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	size_t used = strlen(pairs);
+
+	snprintf(pairs + used, sizeof(pairs) - used, "[%.*s|%.*s]", (int)klen, key, (int)vlen, val);
+}
+
+static void stats_reply(const char *reply, int want_ret, const char *want_pairs)
+{
+	pairs[0] = '\0';
+	check(cookie_parse_stats(reply, add_pair, NULL) == want_ret && !strcmp(pairs, want_pairs),
+	      want_ret ? "STATS reply refused" : "STATS reply split into its pairs", reply);
+}
+
 int main(void)
 {
 	char big[200];
@@ -87,6 +103,16 @@ int main(void)
 	check(cookie_linebuf_feed(&lb, big, COOKIE_LINE_MAX, collect, NULL) == 0, "a line of exactly 128 bytes fits", "x*128");
 	check(cookie_linebuf_feed(&lb, "\n", 1, collect, NULL) == 0 && lines_seen == 3, "and is delivered", "x*128");
 	check(cookie_linebuf_feed(&lb, big, COOKIE_LINE_MAX + 1, collect, NULL) == -1, "129 bytes without a newline is refused", "x*129");
+
+	/* Replies, as cookie --stats reads them: a bare "OK" has nothing after it to read. */
+	stats_reply("OK", 0, "");
+	stats_reply("OK ", 0, "");
+	stats_reply("OK next=5 state_error=none", 0, "[next|5][state_error|none]");
+	stats_reply("OK a= b=2", 0, "[a|][b|2]");
+	stats_reply("OKAY a=1", -1, "");
+	stats_reply("ERR no", -1, "");
+	stats_reply("OK novalue", -1, "");
+	stats_reply("OK =1", -1, "");
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
 }

@@ -8,7 +8,7 @@ rc=$?
 rm -rf "$corpus"
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' <<<"$out")
 if [ "$rc" = 0 ] && [ "${runs:-0}" -gt 0 ]; then
-	echo "ok 1 - libFuzzer ran ${secs}s on the request parser and line splitter: $runs inputs, no crash"
+	echo "ok 1 - libFuzzer ran ${secs}s on the request parser, line splitter and STATS reply parser: $runs inputs, no crash"
 else
 	echo "not ok 1 - libFuzzer found a problem (exit $rc)"
 	tail -n 30 <<<"$out" | sed 's/^/# /'

@@ -8,11 +8,19 @@
  *                                 at the durable limit, wait for the daemon to raise it
  *   cookie-load drain             draw ranges of 65536 on the fast path until the durable
  *                                 limit refuses one; print how many cookies were drawn
+ *   cookie-load fast-get N        one fast-path draw of N; print "rc=ERRNO moved=M": what
+ *                                 cookie_fast_get returned and how far the counter moved
+ *   cookie-load at-limit K        drain to the limit (daemon stopped), then K more draws of
+ *                                 65536; print "refused=R moved=M" for those K draws
+ *   cookie-load open-fail         cookie_fast_open must fail (no mmapable state pinned); then
+ *                                 a new fd takes the lowest number and cookie_fast_close must
+ *                                 leave it open: print "fd intact" or "fd closed"
  *
  * Prints one cookie per line, so tests can check that all are distinct and none is 0. Gives
  * up (exit 1) when the daemon stays unreachable for 60 s.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +120,59 @@ static int run_drain(void)
 	return err == -EAGAIN ? 0 : 1;
 }
 
+static int run_fast_get(const char *arg)
+{
+	struct cookie_fast f;
+	uint64_t first, before, n = strtoull(arg, NULL, 0);
+	int err = cookie_fast_open(&f);
+
+	if (err) {
+		fprintf(stderr, "cookie-load: fast path: %s\n", strerror(-err));
+		return 1;
+	}
+	before = __atomic_load_n(&f.st->next, __ATOMIC_SEQ_CST);
+	err = cookie_fast_get(&f, n, &first);
+	printf("rc=%d moved=%llu\n", err, (unsigned long long)(f.st->next - before));
+	cookie_fast_close(&f);
+	return 0;
+}
+
+static int run_at_limit(long k)
+{
+	struct cookie_fast f;
+	uint64_t first, before;
+	long refused = 0;
+	int err = cookie_fast_open(&f);
+
+	if (err) {
+		fprintf(stderr, "cookie-load: fast path: %s\n", strerror(-err));
+		return 1;
+	}
+	while (!cookie_fast_get(&f, 65536, &first))
+		;
+	before = __atomic_load_n(&f.st->next, __ATOMIC_SEQ_CST);
+	for (long i = 0; i < k; i++)
+		refused += cookie_fast_get(&f, 65536, &first) == -EAGAIN;
+	printf("refused=%ld moved=%llu\n", refused, (unsigned long long)(f.st->next - before));
+	cookie_fast_close(&f);
+	return 0;
+}
+
+static int run_open_fail(void)
+{
+	struct cookie_fast f;
+	int err = cookie_fast_open(&f), fd;
+
+	if (!err) {
+		fprintf(stderr, "cookie-load: cookie_fast_open unexpectedly worked\n");
+		return 1;
+	}
+	fd = open("/dev/null", O_RDONLY);
+	cookie_fast_close(&f);
+	printf("open failed (%s), %s\n", strerror(-err), fcntl(fd, F_GETFD) < 0 ? "fd closed" : "fd intact");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? atol(argv[2]) : 0;
@@ -122,6 +183,13 @@ int main(int argc, char **argv)
 		return run_fast(n);
 	if (argc == 2 && !strcmp(argv[1], "drain"))
 		return run_drain();
-	fprintf(stderr, "usage: cookie-load socket N [SIZE] | cookie-load fast N | cookie-load drain\n");
+	if (argc == 3 && !strcmp(argv[1], "fast-get"))
+		return run_fast_get(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "at-limit") && n > 0)
+		return run_at_limit(n);
+	if (argc == 2 && !strcmp(argv[1], "open-fail"))
+		return run_open_fail();
+	fprintf(stderr, "usage: cookie-load socket N [SIZE] | fast N | drain | fast-get N | "
+		"at-limit K | open-fail\n");
 	return 2;
 }

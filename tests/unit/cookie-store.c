@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cookie-store: cookie-gend's durable state against a temporary directory. Every file that
+ * is not exactly what the daemon writes is refused and left as it was; what it writes reads
+ * back; nothing is ever guessed (a guessed mark can hand out cookie 1 again).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <linux/types.h>
+#include "cookie.h"
+#include "cookie_store.h"
+#include "test.h"
+
+static char dir[128];
+
+static void put(const char *name, const char *content, size_t len)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, content, len) != (ssize_t)len) {
+		perror(path);
+		exit(1);
+	}
+	close(fd);
+}
+
+static size_t got_len;
+
+/* The file's content, NUL-terminated (its length in got_len), or "(none)". */
+static const char *get(const char *name)
+{
+	static char buf[256];
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return "(none)";
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	got_len = n < 0 ? 0 : n;
+	buf[got_len] = '\0';
+	return buf;
+}
+
+static void reset(void)
+{
+	char cmd[320];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir '%s'", dir, dir);
+	if (system(cmd))
+		exit(1);
+}
+
+static void mark_refused(const char *content, size_t len, const char *what)
+{
+	struct cookie_store s;
+	const char *why = NULL;
+	char name[160];
+
+	reset();
+	put(COOKIE_HIGHWATER_FILE, content, len);
+	cookie_store_open(&s, dir);
+	snprintf(name, sizeof(name), "highwater %s is refused (EUCLEAN)", what);
+	ASSERT_EQ(cookie_store_read_mark(&s, &why), -EUCLEAN, name);
+	snprintf(name, sizeof(name), "highwater %s is left as it was", what);
+	ASSERT_TRUE(!memcmp(get(COOKIE_HIGHWATER_FILE), content, len) && got_len == len, name);
+	snprintf(name, sizeof(name), "highwater %s: the refusal says why (%s)", what, why ? why : "");
+	ASSERT_TRUE(why && *why, name);
+	cookie_store_close(&s);
+}
+
+static void mark_parses(const char *content, uint64_t want)
+{
+	uint64_t v = 0;
+	char name[160];
+
+	snprintf(name, sizeof(name), "mark '%.*s' parses", (int)strcspn(content, "\n"), content);
+	ASSERT_EQ(cookie_store_parse_mark(content, strlen(content), &v), 0, name);
+	ASSERT_EQ_U64(v, want, name);
+}
+
+static void id_refused(const char *content, const char *what)
+{
+	struct cookie_store s;
+	uint64_t id = 0;
+	char name[160];
+
+	reset();
+	put(COOKIE_ID_FILE, content, strlen(content));
+	cookie_store_open(&s, dir);
+	snprintf(name, sizeof(name), "id %s is refused (EUCLEAN), not read as a number", what);
+	ASSERT_EQ(cookie_store_id(&s, &id), -EUCLEAN, name);
+	snprintf(name, sizeof(name), "id %s is left as it was", what);
+	ASSERT_STREQ(get(COOKIE_ID_FILE), content, name);
+	cookie_store_close(&s);
+}
+
+int main(void)
+{
+	char digits[101], big[32], path[512];
+	struct cookie_store s;
+	const char *why = NULL;
+	uint64_t v, id1 = 0, id2 = 0;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s/cookie-store.XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	if (!mkdtemp(dir))
+		return 1;
+
+	/* What the daemon writes, and the bounds. */
+	mark_parses("1\n", 1);
+	mark_parses("42", 42);
+	snprintf(big, sizeof(big), "%llu\n", (unsigned long long)COOKIE_MARK_MAX - 1);
+	mark_parses(big, COOKIE_MARK_MAX - 1);
+	snprintf(big, sizeof(big), "%llu\n", (unsigned long long)COOKIE_MARK_MAX);
+	ASSERT_EQ(cookie_store_parse_mark(big, strlen(big), &v), -EUCLEAN,
+		  "a mark of 2^64 - 3 * 2^24 (no room for a block past it) is refused");
+
+	/* Everything strtoull would have taken, and more. */
+	mark_refused("-1\n", 3, "'-1'");
+	mark_refused("+42\n", 4, "'+42'");
+	mark_refused(" 42\n", 4, "' 42'");
+	mark_refused("42x\n", 4, "'42x'");
+	mark_refused("42 \n", 4, "'42 ' (trailing blank)");
+	mark_refused("", 0, "empty");
+	mark_refused("0\n", 2, "'0'");
+	mark_refused("007\n", 4, "'007' (leading zero)");
+	mark_refused("42\n\n", 4, "'42' and two newlines");
+	mark_refused("42\r\n", 4, "'42\\r\\n'");
+	mark_refused("4\0002\n", 4, "with a NUL byte");
+	mark_refused("18446744073709551615\n", 21, "2^64-1");
+	mark_refused("18446744073709551616\n", 21, "2^64 (does not fit)");
+	mark_refused("99999999999999999999999\n", 24, "23 digits");
+	memset(digits, '7', 100);
+	digits[100] = '\n';
+	mark_refused(digits, 101, "a 100-byte line");
+
+	reset();
+	snprintf(path, sizeof(path), "%s/" COOKIE_HIGHWATER_FILE, dir);
+	mkdir(path, 0700);
+	cookie_store_open(&s, dir);
+	ASSERT_EQ(cookie_store_read_mark(&s, &why), -EUCLEAN, "a highwater that is a directory is refused");
+	ASSERT_TRUE(!stat(path, &st) && S_ISDIR(st.st_mode), "and is left as it was");
+	cookie_store_close(&s);
+
+	/* A first start: no file, cookies begin at 1; nothing is written by reading. */
+	reset();
+	cookie_store_open(&s, dir);
+	ASSERT_EQ(cookie_store_read_mark(&s, &why), 1, "no highwater file: a first start");
+	ASSERT_EQ_U64(s.highwater, 1, "a first start begins at 1");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "(none)", "reading writes nothing");
+
+	/* Written durably, read back exactly, no temporary file left. */
+	ASSERT_EQ(cookie_store_write_mark(&s, 16777217), 0, "write the mark 16777217");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "16777217\n", "the file holds the mark and a newline");
+	ASSERT_STREQ(get(".highwater.tmp"), "(none)", "no temporary file is left");
+	s.highwater = 0;
+	ASSERT_EQ(cookie_store_read_mark(&s, &why), 0, "the written mark reads back");
+	ASSERT_EQ_U64(s.highwater, 16777217, "with its value");
+	ASSERT_EQ(cookie_store_write_mark(&s, 0), -EOVERFLOW, "a mark of 0 is never written");
+	ASSERT_EQ(cookie_store_write_mark(&s, COOKIE_MARK_MAX), -EOVERFLOW,
+		  "a mark at COOKIE_MARK_MAX is never written");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "16777217\n", "refused writes leave the mark");
+
+	/* The id: made once, durably, and read back the same. */
+	ASSERT_EQ(cookie_store_id(&s, &id1), 0, "a first start creates the id");
+	ASSERT_TRUE(id1 != 0, "the id is not 0");
+	ASSERT_EQ(strlen(get(COOKIE_ID_FILE)), 17, "the id file is 16 hex digits and a newline");
+	ASSERT_STREQ(get(".id.tmp"), "(none)", "no temporary id file is left");
+	ASSERT_EQ(cookie_store_id(&s, &id2), 0, "the id reads back");
+	ASSERT_EQ_U64(id2, id1, "the same id");
+	cookie_store_close(&s);
+
+	id_refused("", "empty (a crash between create and write)");
+	id_refused("12zz000000000000\n", "'12zz...'");
+	id_refused("0000000000000000\n", "of zeros");
+	id_refused("00000000000000AB\n", "in upper case");
+	id_refused("00000000000000ab", "without its newline");
+	id_refused("000000000000000ab\n", "of 17 digits");
+
+	/* The directory and its parents are made; a path through a file fails cleanly. */
+	reset();
+	snprintf(path, sizeof(path), "%s/a/b/c/", dir);
+	ASSERT_EQ(cookie_store_open(&s, path), 0, "a state directory three levels deep is created");
+	ASSERT_EQ(cookie_store_write_mark(&s, 5), 0, "and is usable");
+	cookie_store_close(&s);
+	put("file", "x", 1);
+	snprintf(path, sizeof(path), "%s/file/state", dir);
+	ASSERT_EQ(cookie_store_open(&s, path), -ENOTDIR, "a path through a regular file: ENOTDIR");
+	if (chdir(dir))
+		return 1;
+	ASSERT_EQ(cookie_store_open(&s, "relative"), 0, "a relative directory with no '/' is created");
+	cookie_store_close(&s);
+	ASSERT_EQ(cookie_store_open(&s, "relative"), 0, "and opened again");
+	cookie_store_close(&s);
+
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	if (system(path))
+		return 1;
+	return test_done();
+}

@@ -1,0 +1,267 @@
+#!/bin/bash
+# cookie-gend against bad state and bad peers, each case from a review of ways to repeat a
+# cookie or hang the daemon: corrupt high-water marks and ids refuse the start and change
+# nothing, systemd does not restart into the same refusal, a full disk backs off and
+# recovers, pins of a different program are replaced, per-uid bounds keep root served,
+# unfinished lines time out, fast-path draws are bounded, and no file that is not a socket
+# is ever removed. Leaves the system's cookie-gend running as it found it.
+. "$(dirname "$0")/tap.sh"
+pins=/sys/fs/bpf/bareatom/cookie
+work=$(mktemp -d)
+sock=$work/test.sock
+dropin=/run/systemd/system/cookie-gend.service.d
+
+wait_sock() {	# until cookie --stats answers on socket $1
+	for _ in $(seq 300); do
+		cookie --stats --socket "$1" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+stat_on() { cookie --stats -j --socket "$1" | jq -r ".$2"; }
+link_prog() { bpftool link show pinned $pins/link_fork -j 2>/dev/null | jq -r .prog_id; }
+forks() { for _ in $(seq "$1"); do /bin/true; done; }
+
+wait_sock /run/bareatom/cookie.sock
+systemctl stop cookie-gend
+ok $? "the system's cookie-gend is stopped for these tests"
+
+# ---- corrupt high-water marks: exit 78, one line, nothing served, nothing changed ----
+pins_before=$(ls $pins | tr '\n' ' ')
+link_before=$(link_prog)
+refuses_start() {	# DESCRIPTION FILE WANT_TEXT: the start is refused and FILE is untouched
+	local what=$1 file=$2 text=$3 out rc before after
+	before=$(stat -c '%F %s %Y' "$file"; md5sum <"$file" 2>/dev/null)
+	out=$(timeout 20 cookie-gend --foreground --state-dir "$work/st" --socket "$sock" 2>&1 >/dev/null)
+	rc=$?
+	after=$(stat -c '%F %s %Y' "$file"; md5sum <"$file" 2>/dev/null)
+	is "$rc" 78 "$what: the start is refused with exit 78"
+	if grep -q -- "$text" <<<"$out" && [ "$(wc -l <<<"$out")" = 1 ]; then
+		ok 0 "$what: one line says why: $out"
+	else
+		ok 1 "$what: one line with '$text'"; diag "got: $out"
+	fi
+	[ "$before" = "$after" ] && [ ! -e "$sock" ]
+	ok $? "$what: the file is left as it was and nothing is served"
+}
+for c in "-1" "+42" " 42" "42x" "" "18446744073709551615" "$(printf '%0100d' 7)"; do
+	rm -rf "$work/st"; mkdir "$work/st"
+	printf '%s\n' "$c" >"$work/st/highwater"
+	refuses_start "highwater '${c:0:24}'" "$work/st/highwater" "refusing to guess a high-water mark"
+done
+rm -rf "$work/st"; mkdir "$work/st"; : >"$work/st/highwater"
+refuses_start "an empty highwater (0 bytes)" "$work/st/highwater" "is empty"
+rm -rf "$work/st"; mkdir -p "$work/st/highwater"
+refuses_start "a highwater that is a directory" "$work/st/highwater" "is not a regular file"
+is "$(ls $pins | tr '\n' ' ')/$(link_prog)" "$pins_before/$link_before" \
+	"the refused starts left the pins and the link as they were"
+
+# ---- the id file: empty or malformed refuses, with the way to recover ----
+rm -rf "$work/st"; mkdir "$work/st"
+: >"$work/st/id"
+refuses_start "an empty id (a crash between create and write)" "$work/st/id" "remove it if no cookie-gend has run"
+printf '12zz000000000000\n' >"$work/st/id"
+refuses_start "id '12zz...'" "$work/st/id" "is empty or corrupt"
+
+# ... and systemd does not restart into the same refusal.
+mkdir -p $dropin
+printf '[Service]\nExecStart=\nExecStart=/usr/local/bin/cookie-gend --foreground --state-dir %s\n' \
+	"$work/st" >$dropin/state.conf
+systemctl daemon-reload
+systemctl start cookie-gend 2>/dev/null
+sleep 3
+is "$(systemctl show -p NRestarts --value cookie-gend)/$(systemctl is-failed cookie-gend)" "0/failed" \
+	"a corrupt id leaves the unit failed, not restarting every second (RestartPreventExitStatus=78)"
+rm -f $dropin/state.conf
+systemctl daemon-reload
+systemctl reset-failed cookie-gend
+
+# ---- a full disk: draws refused, logged once, shown in STATS and systemctl status ----
+cookie-gend --uninstall >/dev/null	# the pinned maps count for the system's state directory
+mkdir "$work/full"
+mount -t tmpfs -o size=256k tmpfs "$work/full"
+systemd-run --unit=cookie-full -p Type=notify -p NotifyAccess=main \
+	-p StandardError=file:"$work/full.log" \
+	/usr/local/bin/cookie-gend --foreground --state-dir "$work/full/state" --socket "$sock" >/dev/null 2>&1
+wait_sock "$sock"
+ok $? "cookie-gend serves from a state directory on a small tmpfs"
+dd if=/dev/zero of="$work/full/fill" bs=4k 2>/dev/null
+out=$(cookie-load drain); rc=$?
+ok $rc "the fast path drains the counter to the durable limit ($out)"
+sleep 3
+is "$(stat_on "$sock" state_error)" ENOSPC "STATS shows state_error=ENOSPC"
+[ "$(stat_on "$sock" state_errors)" -ge 1 ]
+ok $? "STATS counts the failed saves ($(stat_on "$sock" state_errors))"
+out=$(cookie -n 1 --socket-only --socket "$sock" 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "answered ERR" <<<"$out"
+ok $? "a socket draw past the limit is refused ($out)"
+grep -q "cannot save the high-water mark" <<<"$(systemctl show -p StatusText --value cookie-full)"
+ok $? "systemctl status says why: $(systemctl show -p StatusText --value cookie-full)"
+n_err=$(grep -c "cannot save the high-water mark" "$work/full.log")
+is "$n_err" 1 "3 s of failing saves logged the error once, not 50 times a second"
+rm -f "$work/full/fill"
+got=""
+for _ in $(seq 100); do
+	got=$(cookie -n 1 --socket-only --socket "$sock" 2>/dev/null) && break
+	sleep 0.2
+done
+[ -n "$got" ]
+ok $? "after space returns, draws are served again within the backoff ($got)"
+is "$(stat_on "$sock" state_error)" none "STATS shows state_error=none again"
+is "$(grep -c "saved again" "$work/full.log")" 1 "the recovery is logged once"
+systemctl stop cookie-full
+umount "$work/full"
+cookie-gend --uninstall >/dev/null
+
+# ---- pins of a different program are replaced, the counter kept ----
+systemctl start cookie-gend && wait_sock /run/bareatom/cookie.sock
+cookie-fakepin
+ok $? "pins of a different program (an empty fake_fork) replace link_fork and prog_fork"
+systemctl restart cookie-gend && wait_sock /run/bareatom/cookie.sock
+f0=$(stat_on /run/bareatom/cookie.sock fork_cookies)
+forks 20
+f1=$(stat_on /run/bareatom/cookie.sock fork_cookies)
+[ "$f1" -ge $((f0 + 20)) ]
+ok $? "after a start on them, forks draw cookies again ($f0 -> $f1)"
+for _ in $(seq 50); do [ -z "$(bpftool prog show name fake_fork 2>/dev/null)" ] && break; sleep 0.1; done
+is "$(bpftool prog show name fake_fork 2>/dev/null | wc -l)" 0 "the old program is detached and gone"
+is "$(bpftool prog show pinned $pins/prog_fork -j | jq -r .name)" cookie_fork "prog_fork is cookie-gend's"
+
+systemctl stop cookie-gend
+rm $pins/state
+systemctl start cookie-gend && wait_sock /run/bareatom/cookie.sock
+f0=$(stat_on /run/bareatom/cookie.sock fork_cookies)
+forks 20
+f1=$(stat_on /run/bareatom/cookie.sock fork_cookies)
+[ "$f1" -ge $((f0 + 20)) ]
+ok $? "pins left half-made (state gone, link kept): the link is replaced, forks draw from the new map ($f0 -> $f1)"
+
+rodata_batched() {	# the batched setting of the program behind link_fork
+	local m
+	for m in $(bpftool prog show id "$(link_prog)" -j | jq -r '.map_ids[]'); do
+		if bpftool map show id "$m" -j | jq -r .name | grep -q rodata; then
+			bpftool map dump id "$m" -j | jq -c . | grep -o '"batched":[a-z]*' | cut -d: -f2
+		fi
+	done
+}
+mkdir -p $dropin
+printf '[Service]\nExecStart=\nExecStart=/usr/local/bin/cookie-gend --foreground --global\n' >$dropin/args.conf
+systemctl daemon-reload && systemctl restart cookie-gend && wait_sock /run/bareatom/cookie.sock
+is "$(rodata_batched)/$(stat_on /run/bareatom/cookie.sock batched)" "false/0" \
+	"--global replaces a batched program: the running program is the one STATS describes"
+rm -f $dropin/args.conf
+systemctl daemon-reload && systemctl restart cookie-gend && wait_sock /run/bareatom/cookie.sock
+is "$(rodata_batched)/$(stat_on /run/bareatom/cookie.sock batched)" "true/1" "and back without it"
+l0=$(link_prog)
+systemctl restart cookie-gend && wait_sock /run/bareatom/cookie.sock
+is "$(link_prog)" "$l0" "a restart with the same binary and options keeps the pinned link"
+
+# ---- fast path bounds on the real map ----
+for n in 16777217 4294967295 65537 0; do
+	is "$(cookie-load fast-get $n)" "rc=-22 moved=0" "fast path: a draw of $n gets -EINVAL and leaves the counter"
+done
+is "$(cookie-load fast-get 65536)" "rc=0 moved=65536" "fast path: a draw of 65536 is served"
+systemctl stop cookie-gend
+out=$(cookie-load at-limit 10000)
+refused=$(sed 's/refused=\([0-9]*\).*/\1/' <<<"$out") moved=${out##*moved=}
+is "$refused" 10000 "with the daemon down, 10,000 draws of 65536 at the limit are all refused"
+[ "$moved" -le 65536 ]
+ok $? "and moved the counter by at most one draw of 65536 ($moved), not 10,000 of them"
+systemctl start cookie-gend && wait_sock /run/bareatom/cookie.sock
+ok $? "the daemon raises the limit again after them"
+
+# ---- bounds per uid: 300 trickling connections of one user cannot lock out others ----
+bgid=$(getent group bareatom | cut -d: -f3)
+cat >"$work/trickle.py" <<'EOF'
+import socket, sys, time
+n, secs = int(sys.argv[1]), float(sys.argv[2])
+held, refused = [], 0
+for _ in range(n):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect("/run/bareatom/cookie.sock")
+    s.settimeout(0.3)
+    try:
+        first = s.recv(200)
+    except socket.timeout:
+        first = None
+    if first and b"too many connections from uid" in first:
+        refused += 1
+        s.close()
+    else:
+        s.setblocking(False)
+        held.append(s)
+print("held=%d refused=%d" % (len(held), refused), flush=True)
+end = time.time() + secs
+while time.time() < end:
+    for s in held:
+        try:
+            s.send(b"\n")
+            s.recv(4096)
+        except OSError:
+            pass
+    time.sleep(1)
+EOF
+chmod 0755 "$work"; chmod 0644 "$work/trickle.py"	# readable by the user below
+setpriv --reuid=65534 --regid=65534 --groups="$bgid" python3 "$work/trickle.py" 300 12 >"$work/trickle.out" &
+tpid=$!
+for _ in $(seq 300); do [ -s "$work/trickle.out" ] && break; sleep 0.1; done
+is "$(cat "$work/trickle.out")" "held=32 refused=268" "one uid holds at most 32 connections; the other 268 are refused"
+c=$(cookie -n 1 --socket-only); rc=$?
+ok $rc "root is still served while they trickle ($c)"
+c=$(setpriv --reuid=4242 --regid=4242 --groups="$bgid" cookie -n 1 -j 2>&1); rc=$?
+ok $rc "another uid in group bareatom is still served ($c)"
+kill $tpid 2>/dev/null; wait $tpid 2>/dev/null
+[ "$(stat_on /run/bareatom/cookie.sock refused_clients)" -ge 268 ]
+ok $? "STATS counts the refused connections ($(stat_on /run/bareatom/cookie.sock refused_clients))"
+
+# A line that never ends is cut off, however steadily its bytes arrive.
+cat >"$work/partial.py" <<'EOF'
+import socket, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect("/run/bareatom/cookie.sock")
+s.settimeout(1)
+start = time.time()
+while time.time() - start < 40:
+    try:
+        s.send(b"G")
+        if s.recv(100) == b"":
+            print("closed"); break
+    except socket.timeout:
+        pass
+    except OSError:
+        print("closed"); break
+else:
+    print("still open after 40 s")
+EOF
+is "$(python3 "$work/partial.py")" closed "a line trickling one byte a second is closed (10 s line deadline)"
+
+# ---- crashes and holes ----
+systemctl stop cookie-gend
+mkdir "$work/ro"
+mount -t tmpfs -o ro tmpfs "$work/ro"
+out=$(cd "$work/ro" && timeout 20 cookie-gend --foreground --state-dir rel --socket "$sock" 2>&1); rc=$?
+is "$rc" 1 "--state-dir with no '/' in an unwritable directory: exit 1, no crash"
+grep -q "cannot open the state directory rel" <<<"$out"
+ok $? "and says why: $out"
+umount "$work/ro"
+echo keep >"$work/notasock"
+out=$(timeout 20 cookie-gend --foreground --state-dir "$work/st2" --socket "$work/notasock" 2>&1); rc=$?
+is "$rc/$(cat "$work/notasock")" "1/keep" "--socket naming a regular file: refused, the file kept"
+grep -q "is not a socket" <<<"$out"
+ok $? "and says why: $out"
+[ ! -e "$work/st2" ]
+ok $? "refused before the state directory was touched"
+out=$(cookie-gend --uninstall --socket "$work/notasock" 2>&1); rc=$?
+is "$rc/$(cat "$work/notasock")" "1/keep" "--uninstall with --socket naming a regular file keeps the file"
+mkdir -p $pins
+bpftool map create $pins/state type array key 4 value 80 entries 1 name state
+is "$(cookie-load open-fail | sed 's/.*, //')" "fd intact" \
+	"a failed cookie_fast_open leaves nothing for cookie_fast_close to close twice"
+rm -f $pins/state
+cookie-gend --uninstall >/dev/null 2>&1
+systemctl start cookie-gend && wait_sock /run/bareatom/cookie.sock
+ok $? "the system's cookie-gend is running again"
+c=$(cookie -n 1)
+ok $? "and serves ($c)"
+rm -rf "$work"
+done_testing
