@@ -10,7 +10,13 @@
  * fire   One write of one of:
  *          "NAME COUNT"       fire NAME COUNT times on the writing CPU;
  *          "NAME COUNT all"   fire it COUNT times on every online CPU at
- *                             once, from one kthread per CPU.
+ *                             once, from one kthread per CPU;
+ *          "NAME COUNT nest"  fire it COUNT times on the writing CPU in task
+ *                             context while an hrtimer on that CPU fires it
+ *                             from hardirq context too, once per expiry
+ *                             (every TPGEN_NEST_PERIOD_NS), until the task
+ *                             loop ends: at least once, at most COUNT times.
+ *                             A BPF program on NAME then nests on itself.
  *        COUNT is decimal, 1 to TPGEN_MAX_COUNT (2^40), so seq never wraps.
  *        The write returns when all firing is done. Bad input (unknown name
  *        or mode, bad COUNT, extra words, a NUL byte anywhere) fails with
@@ -21,12 +27,14 @@
  * stats  "NAME FIRED_TOTAL", one line per tracepoint: every event fired, in
  *        any context, exact.
  * last   The most recent fire (bad input is none; empty before the first),
- *        one line: "fire_id=N name=NAME mode=cpu|all count=COUNT fired=F
- *        err=E": F events fired in all, E the write's error (0, or a
+ *        one line: "fire_id=N name=NAME mode=cpu|all|nest count=COUNT
+ *        fired=F timer=T err=E": F events fired in all (T of them by nest's
+ *        hrtimer, 0 in the other modes), E the write's error (0, or a
  *        negative errno: -4 when a signal stopped it).
  *
- * The events' arguments: seq runs from 1 to ctx->count on each CPU; ctx says
- * which write and CPU the event belongs to (struct tpgen_ctx in tpgen.h).
+ * The events' arguments: seq runs from 1 to ctx->count on each CPU (on nest's
+ * hrtimer, from 1 for its own fires); ctx says which write, CPU and context
+ * the event belongs to (struct tpgen_ctx in tpgen.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,6 +47,7 @@
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/ctype.h>
+#include <linux/hrtimer.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -64,6 +73,7 @@ static const char * const tpgen_names[TPGEN_NR] = {
 enum tpgen_mode {
 	TPGEN_MODE_CPU,
 	TPGEN_MODE_ALL,
+	TPGEN_MODE_NEST,
 	TPGEN_MODE_NR,
 };
 
@@ -71,6 +81,7 @@ enum tpgen_mode {
 static const char * const tpgen_modes[TPGEN_MODE_NR] = {
 	[TPGEN_MODE_CPU] = "cpu",
 	[TPGEN_MODE_ALL] = "all",
+	[TPGEN_MODE_NEST] = "nest",
 };
 
 /* The largest COUNT: far from wrapping seq, or stats summed over CPUs. */
@@ -79,13 +90,17 @@ static const char * const tpgen_modes[TPGEN_MODE_NR] = {
 /* Check for a stop request every this many events. */
 #define TPGEN_CHECK_EVERY 1024
 
+/* nest: how often the hrtimer fires, short enough to land inside the loop. */
+#define TPGEN_NEST_PERIOD_NS (20 * NSEC_PER_USEC)
+
 /* One write to fire: what was asked and what came of it. */
 struct tpgen_fire {
 	u64 fire_id;
 	enum tpgen_tp tp;
 	enum tpgen_mode mode;
 	u64 count;
-	u64 fired;	/* every event fired */
+	u64 fired;	/* every event fired, timer ones included */
+	u64 timer;	/* of which nest's hrtimer fired */
 	int err;
 };
 
@@ -111,6 +126,15 @@ struct tpgen_worker {
 	u64 fired;
 	bool started;
 	struct completion done;
+};
+
+struct tpgen_nest {
+	struct hrtimer timer;
+	enum tpgen_tp tp;
+	struct tpgen_ctx ctx;	/* the timer's own, with its own seq */
+	u64 fired;
+	bool stop;		/* the task loop has ended */
+	struct completion done;	/* the timer will not fire again */
 };
 
 static __always_inline void tpgen_fire_one(enum tpgen_tp tp, u64 seq,
@@ -188,6 +212,7 @@ static void tpgen_init_ctx(struct tpgen_ctx *ctx, const struct tpgen_fire *f,
 	ctx->count = f->count;
 	ctx->cpu = cpu;
 	ctx->all_cpus = f->mode == TPGEN_MODE_ALL;
+	ctx->nest = f->mode == TPGEN_MODE_NEST;
 	strscpy(ctx->name, tpgen_names[f->tp], sizeof(ctx->name));
 }
 
@@ -267,6 +292,61 @@ static void tpgen_fire_all(struct tpgen_fire *f)
 	f->err = err;
 }
 
+/* nest's hrtimer, in hardirq context on the writing CPU: one fire each. */
+static enum hrtimer_restart tpgen_nest_fn(struct hrtimer *timer)
+{
+	struct tpgen_nest *n = container_of(timer, struct tpgen_nest, timer);
+
+	tpgen_fire_one(n->tp, ++n->fired, &n->ctx);
+	if (READ_ONCE(n->stop) || n->fired == n->ctx.count) {
+		complete(&n->done);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(timer, ns_to_ktime(TPGEN_NEST_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
+/*
+ * Fire f->count events on the writing CPU in task context while a pinned
+ * hardirq hrtimer fires the same tracepoint there, so that a program on it
+ * is entered again from the timer while it runs for the task. The timer
+ * fires at least once (the task loop may end before its first expiry) and
+ * at most f->count times.
+ */
+static void tpgen_fire_nest(struct tpgen_fire *f)
+{
+	struct tpgen_nest n = { .tp = f->tp };
+	struct tpgen_ctx ctx;
+	u64 fired;
+	int cpu;
+
+	migrate_disable();
+	cpu = smp_processor_id();
+	tpgen_init_ctx(&ctx, f, cpu);
+	tpgen_init_ctx(&n.ctx, f, cpu);
+	n.ctx.hardirq = true;
+	n.ctx.start_ns = ktime_get_ns();
+	init_completion(&n.done);
+	hrtimer_init_on_stack(&n.timer, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	n.timer.function = tpgen_nest_fn;
+	hrtimer_start(&n.timer, ns_to_ktime(TPGEN_NEST_PERIOD_NS),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+
+	fired = tpgen_fire_local(f->tp, &ctx, tpgen_writer_stop, NULL);
+	WRITE_ONCE(n.stop, true);
+	/* Within a period: uninterruptible, n is on this stack. */
+	wait_for_completion(&n.done);
+	hrtimer_cancel(&n.timer);
+	destroy_hrtimer_on_stack(&n.timer);
+	migrate_enable();
+
+	f->timer = n.fired;
+	f->fired = fired + n.fired;
+	if (fired != f->count)
+		f->err = -EINTR;
+}
+
 /* Split off the next blank-separated word of *@s, or NULL at the end. */
 static char *tpgen_next_word(char **s)
 {
@@ -283,7 +363,7 @@ static char *tpgen_next_word(char **s)
 	return word;
 }
 
-/* "NAME COUNT [all]" into @f, or -EINVAL; @buf is NUL-free. */
+/* "NAME COUNT [all|nest]" into @f, or -EINVAL; @buf is NUL-free. */
 static int tpgen_parse(char *buf, struct tpgen_fire *f)
 {
 	char *s = buf, *name, *num, *mode;
@@ -333,6 +413,8 @@ static ssize_t tpgen_fire_write(struct file *file, const char __user *ubuf,
 	f.fire_id = atomic64_inc_return(&tpgen_fire_id);
 	if (f.mode == TPGEN_MODE_ALL)
 		tpgen_fire_all(&f);
+	else if (f.mode == TPGEN_MODE_NEST)
+		tpgen_fire_nest(&f);
 	else
 		tpgen_fire_here(&f);
 	atomic64_add(f.fired, &tpgen_fired[f.tp]);
@@ -371,9 +453,9 @@ static int tpgen_last_show(struct seq_file *m, void *v)
 	spin_unlock(&tpgen_last_lock);
 	if (!f.fire_id)
 		return 0;
-	seq_printf(m, "fire_id=%llu name=%s mode=%s count=%llu fired=%llu err=%d\n",
+	seq_printf(m, "fire_id=%llu name=%s mode=%s count=%llu fired=%llu timer=%llu err=%d\n",
 		   f.fire_id, tpgen_names[f.tp], tpgen_modes[f.mode], f.count,
-		   f.fired, f.err);
+		   f.fired, f.timer, f.err);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(tpgen_last);

@@ -24,13 +24,13 @@ before_a=$(tpgen_stat tpgen_a) before_b=$(tpgen_stat tpgen_b) before_e=$(tpgen_s
 is "$(write1 "$TPGEN/fire" "tpgen_a 7")" "wrote 9" "fire 'tpgen_a 7' succeeds"
 is "$(tpgen_stat tpgen_a)" $((before_a + 7)) "stats count the 7 events"
 id=$(last fire_id)
-is "$(cat "$TPGEN/last")" "fire_id=$id name=tpgen_a mode=cpu count=7 fired=7 err=0" \
+is "$(cat "$TPGEN/last")" "fire_id=$id name=tpgen_a mode=cpu count=7 fired=7 timer=0 err=0" \
 	"last describes that fire"
 ncpu=$(nproc)
 is "$(write1 "$TPGEN/fire" "tpgen_b 5 all")" "wrote 13" "fire 'tpgen_b 5 all' succeeds"
 is "$(tpgen_stat tpgen_b)" $((before_b + 5 * ncpu)) "stats count 5 events on each of $ncpu CPUs"
 is "$(cat "$TPGEN/last")" \
-	"fire_id=$((id + 1)) name=tpgen_b mode=all count=5 fired=$((5 * ncpu)) err=0" \
+	"fire_id=$((id + 1)) name=tpgen_b mode=all count=5 fired=$((5 * ncpu)) timer=0 err=0" \
 	"last describes the 'all' fire, with the next fire_id"
 echo "tpgen_event 3" >"$TPGEN/fire"
 is "$(tpgen_stat tpgen_event)" $((before_e + 3)) "the trace event fires too"
@@ -39,14 +39,14 @@ before=$(cat "$TPGEN/stats") before_last=$(cat "$TPGEN/last")
 for bad in "bogus 1" "tpgen_a -5" "tpgen_a 1 nosuchcpu" "" "tpgen_a" "tpgen_a 0" "tpgen_a 1x" \
 	"tpgen_a +3" "tpgen_a 1 all extra" "tpgen_a 99999999999999999999999" \
 	"tpgen_a $(printf '%070d' 1)" "tpgen_a 18446744073709551615" "tpgen_a $((max + 1))" \
-	"tpgen_a 1 cpu" "tpgen_a 1 all nest" \
-	"tpgen_a $((max + 1)) all"; do
+	"tpgen_a 1 cpu" "tpgen_a 1 all nest" "tpgen_a 1 nes" "tpgen_a 5 nest extra" "tpgen_a 0 nest" \
+	"tpgen_a $((max + 1)) nest" "tpgen_a $((max + 1)) all"; do
 	is "$(bad_write "$TPGEN/fire" "$bad")" "EINVAL" "bad write '${bad:0:24}' fails with EINVAL"
 done
 is "$(write1 "$TPGEN/fire" "
 ")" "EINVAL" "a blank line fails with EINVAL"
 # A NUL ends a C string: everything after it used to be ignored, and what came before fired.
-for bad in 'tpgen_a 5\0all' 'tpgen_a 5\0' '\0tpgen_a 5' 'tpgen_a 5 all\0'; do
+for bad in 'tpgen_a 5\0all' 'tpgen_a 5\0' '\0tpgen_a 5' 'tpgen_a 5 all\0' 'tpgen_a 5 nest\0x'; do
 	is "$(printf "$bad" | bad_write -s "$TPGEN/fire")" "EINVAL" \
 		"a write with a NUL byte, '$bad' ($(printf "$bad" | wc -c) bytes), fails with EINVAL"
 done
@@ -92,12 +92,32 @@ interrupted_fire() {
 interrupted_fire tpgen_a ""
 interrupted_fire tpgen_b all
 
-# The kthreads of "all" are gone once the write returns: the module can be unloaded right
-# away, every time, with nothing in the kernel log.
+# nest: the task loop's COUNT events plus one per expiry of the hrtimer, at least one and at
+# most COUNT.
+n=200000 before_a=$(tpgen_stat tpgen_a) id=$(last fire_id)
+is "$(write1 "$TPGEN/fire" "tpgen_a $n nest")" "wrote 19" "fire 'tpgen_a $n nest' succeeds"
+is "$(last fire_id) $(last mode) $(last count) $(last err)" "$((id + 1)) nest $n 0" \
+	"last shows the nest fire"
+timer=$(last timer)
+[ "$timer" -ge 1 ] && [ "$timer" -le $n ]
+ok $? "nest's hrtimer fired from 1 to $n times ($timer)"
+is "$(last fired)" $((n + timer)) "fired is the task loop's $n plus the timer's $timer"
+is "$(tpgen_stat tpgen_a)" $((before_a + n + timer)) "stats count the events of both contexts"
+before_b=$(tpgen_stat tpgen_b)
+is "$(write1 "$TPGEN/fire" "tpgen_b 1 nest")" "wrote 14" "fire 'tpgen_b 1 nest' succeeds"
+is "$(last fired) $(last timer)" "2 1" "with COUNT 1 the task and the timer fire once each"
+is "$(tpgen_stat tpgen_b)" $((before_b + 2)) "stats count both"
+interrupted_fire tpgen_a nest
+[ "$(last timer)" -ge 1 ]
+ok $? "the interrupted nest fire's timer fired too ($(last timer) of $(last fired))"
+
+# The kthreads of "all" and nest's hrtimer are gone once the write returns: the module can be
+# unloaded right away, every time, with nothing in the kernel log.
 echo "tpgen.t: unload after fires" >/dev/kmsg
 rounds=0
 for i in 1 2 3 4 5; do
 	is "$(write1 "$TPGEN/fire" "tpgen_b 3000 all")" "wrote 16" "round $i: an 'all' fire" &&
+		is "$(write1 "$TPGEN/fire" "tpgen_a 3000 nest")" "wrote 17" "round $i: a nest fire" &&
 		rmmod tpgen && modprobe tpgen && rounds=$i
 done
 is "$rounds" 5 "rmmod tpgen and modprobe tpgen right after those fires, 5 times over"
