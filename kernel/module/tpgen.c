@@ -4,19 +4,42 @@
  *
  * Bare tracepoints (DECLARE_TRACE without a trace event) are invisible to
  * tracefs and perf; only BPF raw_tp programs can attach to them. tpgen gives
- * tests and benchmarks a source of such events whose number is known exactly:
+ * tests and benchmarks a source of such events whose number is known exactly.
+ * Control is in /sys/kernel/debug/tpgen/:
  *
- *   /sys/kernel/debug/tpgen/fire   write "NAME COUNT" to fire NAME COUNT times
- *                                  on the writing CPU, or "NAME COUNT all" to
- *                                  fire it COUNT times on every online CPU at
- *                                  once. The write returns when all firing is
- *                                  done. Bad input fails with -EINVAL and fires
- *                                  nothing.
- *   /sys/kernel/debug/tpgen/stats  "NAME FIRED_TOTAL", one line per tracepoint.
+ * fire   One write of one of:
+ *          "NAME COUNT"       fire NAME COUNT times on the writing CPU;
+ *          "NAME COUNT all"   fire it COUNT times on every online CPU at
+ *                             once, from one kthread per CPU;
+ *          "NAME COUNT nest"  fire it COUNT times on the writing CPU in task
+ *                             context while an hrtimer on that CPU fires it
+ *                             from hardirq context too, once per expiry
+ *                             (every TPGEN_NEST_PERIOD_NS), until the task
+ *                             loop ends: at least once, at most COUNT times.
+ *                             A BPF program on NAME then nests on itself.
+ *        COUNT is decimal, 1 to TPGEN_MAX_COUNT (2^40), so seq never wraps.
+ *        The write returns when all firing is done. Bad input (unknown name
+ *        or mode, bad COUNT, extra words, a NUL byte anywhere) fails with
+ *        -EINVAL and fires nothing. Any signal (Ctrl-C from a shell too)
+ *        stops a fire within TPGEN_CHECK_EVERY events per CPU; the write then
+ *        fails with -EINTR (never restarted, which would fire again), and
+ *        what was fired before it stopped is counted in stats and last.
+ * stats  "NAME FIRED_TOTAL", one line per tracepoint: every event fired, in
+ *        any context, exact.
+ * last   The most recent fire (bad input is none; empty before the first),
+ *        one line: "fire_id=N name=NAME mode=cpu|all|nest count=COUNT
+ *        fired=F timer=T err=E": F events fired in all (T of them by nest's
+ *        hrtimer, 0 in the other modes), E the write's error (0, or a
+ *        negative errno: -4 when a signal stopped it).
+ *
+ * The events' arguments: seq runs from 1 to ctx->count on each CPU (on nest's
+ * hrtimer, from 1 for its own fires); ctx says which write, CPU and context
+ * the event belongs to (struct tpgen_ctx in tpgen.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/bits.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
@@ -24,7 +47,9 @@
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/ctype.h>
+#include <linux/hrtimer.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/sched/signal.h>
@@ -45,28 +70,71 @@ static const char * const tpgen_names[TPGEN_NR] = {
 	[TPGEN_EVENT] = "tpgen_event",
 };
 
+enum tpgen_mode {
+	TPGEN_MODE_CPU,
+	TPGEN_MODE_ALL,
+	TPGEN_MODE_NEST,
+	TPGEN_MODE_NR,
+};
+
+/* The mode words of a fire write; "cpu" is only ever shown, in last. */
+static const char * const tpgen_modes[TPGEN_MODE_NR] = {
+	[TPGEN_MODE_CPU] = "cpu",
+	[TPGEN_MODE_ALL] = "all",
+	[TPGEN_MODE_NEST] = "nest",
+};
+
+/* The largest COUNT: far from wrapping seq, or stats summed over CPUs. */
+#define TPGEN_MAX_COUNT BIT_ULL(40)
+
+/* Check for a stop request every this many events. */
+#define TPGEN_CHECK_EVERY 1024
+
+/* nest: how often the hrtimer fires, short enough to land inside the loop. */
+#define TPGEN_NEST_PERIOD_NS (20 * NSEC_PER_USEC)
+
+/* One write to fire: what was asked and what came of it. */
+struct tpgen_fire {
+	u64 fire_id;
+	enum tpgen_tp tp;
+	enum tpgen_mode mode;
+	u64 count;
+	u64 fired;	/* every event fired, timer ones included */
+	u64 timer;	/* of which nest's hrtimer fired */
+	int err;
+};
+
 /* Events fired so far, per tracepoint; only ever added to after firing. */
 static atomic64_t tpgen_fired[TPGEN_NR];
 static atomic64_t tpgen_fire_id;
 /* One write fires at a time, so "all" really means every CPU at once. */
 static DEFINE_MUTEX(tpgen_fire_lock);
+/* The last fire, for the last file; a spinlock so reading never waits. */
+static DEFINE_SPINLOCK(tpgen_last_lock);
+static struct tpgen_fire tpgen_last;
 static struct dentry *tpgen_dir;
-
-/* Check for a stop request every this many events. */
-#define TPGEN_CHECK_EVERY 1024
 
 struct tpgen_run {
 	enum tpgen_tp tp;
 	bool abort;
 	struct completion start;
-	atomic_t left;
-	struct completion done;
 };
 
 struct tpgen_worker {
 	struct tpgen_run *run;
 	struct tpgen_ctx ctx;
 	u64 fired;
+	bool started;
+	struct completion done;
+};
+
+struct tpgen_nest {
+	struct hrtimer timer;
+	enum tpgen_tp tp;
+	struct tpgen_ctx ctx;	/* the timer's own, with its own seq */
+	u64 fired;
+	bool stop;		/* the task loop has ended */
+	struct completion done;	/* the timer will not fire again */
 };
 
 static __always_inline void tpgen_fire_one(enum tpgen_tp tp, u64 seq,
@@ -88,6 +156,7 @@ static __always_inline void tpgen_fire_one(enum tpgen_tp tp, u64 seq,
 /*
  * Fire ctx->count events on the current CPU; the caller keeps us on it.
  * Returns how many were fired, fewer than asked only when @stop said so.
+ * ctx->count is at most TPGEN_MAX_COUNT, so seq never wraps.
  */
 static u64 tpgen_fire_local(enum tpgen_tp tp, struct tpgen_ctx *ctx,
 			    bool (*stop)(void *arg), void *arg)
@@ -106,9 +175,10 @@ static u64 tpgen_fire_local(enum tpgen_tp tp, struct tpgen_ctx *ctx,
 	return ctx->count;
 }
 
+/* Any signal, not only a fatal one: an interactive shell catches SIGINT. */
 static bool tpgen_writer_stop(void *arg)
 {
-	return fatal_signal_pending(current);
+	return signal_pending(current);
 }
 
 static bool tpgen_worker_stop(void *arg)
@@ -127,88 +197,154 @@ static int tpgen_worker_fn(void *arg)
 	if (!READ_ONCE(run->abort))
 		w->fired = tpgen_fire_local(run->tp, &w->ctx,
 					    tpgen_worker_stop, run);
-	if (atomic_dec_and_test(&run->left))
-		complete(&run->done);
-	return 0;
+	/*
+	 * Once done is complete the writer frees w and may unload the module:
+	 * complete it from kthread code that never returns here.
+	 */
+	kthread_complete_and_exit(&w->done, 0);
 }
 
-static void tpgen_init_ctx(struct tpgen_ctx *ctx, enum tpgen_tp tp, u64 count,
-			   u64 fire_id, int cpu, bool all_cpus)
+static void tpgen_init_ctx(struct tpgen_ctx *ctx, const struct tpgen_fire *f,
+			   int cpu)
 {
 	memset(ctx, 0, sizeof(*ctx));
-	ctx->fire_id = fire_id;
-	ctx->count = count;
+	ctx->fire_id = f->fire_id;
+	ctx->count = f->count;
 	ctx->cpu = cpu;
-	ctx->all_cpus = all_cpus;
-	strscpy(ctx->name, tpgen_names[tp], sizeof(ctx->name));
+	ctx->all_cpus = f->mode == TPGEN_MODE_ALL;
+	ctx->nest = f->mode == TPGEN_MODE_NEST;
+	strscpy(ctx->name, tpgen_names[f->tp], sizeof(ctx->name));
 }
 
-/* Fire @count events of @tp on the writing CPU. */
-static int tpgen_fire_here(enum tpgen_tp tp, u64 count, u64 fire_id)
+/* Fire f->count events on the writing CPU. */
+static void tpgen_fire_here(struct tpgen_fire *f)
 {
 	struct tpgen_ctx ctx;
-	u64 fired;
 
 	migrate_disable();
-	tpgen_init_ctx(&ctx, tp, count, fire_id, smp_processor_id(), false);
-	fired = tpgen_fire_local(tp, &ctx, tpgen_writer_stop, NULL);
+	tpgen_init_ctx(&ctx, f, smp_processor_id());
+	f->fired = tpgen_fire_local(f->tp, &ctx, tpgen_writer_stop, NULL);
 	migrate_enable();
 
-	atomic64_add(fired, &tpgen_fired[tp]);
-	return fired == count ? 0 : -EINTR;
+	if (f->fired != f->count)
+		f->err = -EINTR;
 }
 
-/* Fire @count events of @tp on every online CPU at once, one kthread each. */
-static int tpgen_fire_all(enum tpgen_tp tp, u64 count, u64 fire_id)
+/*
+ * Wait for worker @w. On a signal, tell every worker to stop, and wait for
+ * @w all the same: it must be gone before its memory is freed.
+ */
+static int tpgen_wait_worker(struct tpgen_worker *w, struct tpgen_run *run)
+{
+	if (!READ_ONCE(run->abort) && !wait_for_completion_interruptible(&w->done))
+		return 0;
+	WRITE_ONCE(run->abort, true);
+	wait_for_completion(&w->done);
+	return -EINTR;
+}
+
+/* Fire f->count events on every online CPU at once, one kthread each. */
+static void tpgen_fire_all(struct tpgen_fire *f)
 {
 	struct tpgen_worker *workers;
-	struct tpgen_run run = { .tp = tp };
+	struct tpgen_run run = { .tp = f->tp };
 	unsigned int cpu, started = 0;
-	u64 fired = 0;
-	int ret = 0;
+	int err = 0;
 
 	workers = kcalloc(nr_cpu_ids, sizeof(*workers), GFP_KERNEL);
-	if (!workers)
-		return -ENOMEM;
+	if (!workers) {
+		f->err = -ENOMEM;
+		return;
+	}
 	init_completion(&run.start);
-	init_completion(&run.done);
 
 	cpus_read_lock();
-	/* One reference for us, dropped below, so done completes exactly once. */
-	atomic_set(&run.left, 1);
 	for_each_online_cpu(cpu) {
 		struct tpgen_worker *w = &workers[cpu];
 		struct task_struct *t;
 
 		w->run = &run;
-		tpgen_init_ctx(&w->ctx, tp, count, fire_id, cpu, true);
+		init_completion(&w->done);
+		tpgen_init_ctx(&w->ctx, f, cpu);
 		t = kthread_create_on_cpu(tpgen_worker_fn, w, cpu, "tpgen/%u");
 		if (IS_ERR(t)) {
-			ret = PTR_ERR(t);
+			err = PTR_ERR(t);
 			WRITE_ONCE(run.abort, true);
 			break;
 		}
-		atomic_inc(&run.left);
+		w->started = true;
 		wake_up_process(t);
 		started++;
 	}
 	complete_all(&run.start);
-	if (!atomic_dec_and_test(&run.left)) {
-		if (wait_for_completion_killable(&run.done)) {
-			WRITE_ONCE(run.abort, true);
-			wait_for_completion(&run.done);
-			ret = ret ?: -EINTR;
-		}
+	/* An abort (error or signal) is seen by every worker: wait for all. */
+	for_each_possible_cpu(cpu) {
+		if (workers[cpu].started && tpgen_wait_worker(&workers[cpu], &run))
+			err = err ?: -EINTR;
 	}
 	cpus_read_unlock();
 
 	for_each_possible_cpu(cpu)
-		fired += workers[cpu].fired;
-	atomic64_add(fired, &tpgen_fired[tp]);
+		f->fired += workers[cpu].fired;
 	kfree(workers);
-	if (!ret && started == 0)
-		ret = -ENODEV;
-	return ret;
+	if (!err && started == 0)
+		err = -ENODEV;
+	f->err = err;
+}
+
+/* nest's hrtimer, in hardirq context on the writing CPU: one fire each. */
+static enum hrtimer_restart tpgen_nest_fn(struct hrtimer *timer)
+{
+	struct tpgen_nest *n = container_of(timer, struct tpgen_nest, timer);
+
+	tpgen_fire_one(n->tp, ++n->fired, &n->ctx);
+	if (READ_ONCE(n->stop) || n->fired == n->ctx.count) {
+		complete(&n->done);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(timer, ns_to_ktime(TPGEN_NEST_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
+/*
+ * Fire f->count events on the writing CPU in task context while a pinned
+ * hardirq hrtimer fires the same tracepoint there, so that a program on it
+ * is entered again from the timer while it runs for the task. The timer
+ * fires at least once (the task loop may end before its first expiry) and
+ * at most f->count times.
+ */
+static void tpgen_fire_nest(struct tpgen_fire *f)
+{
+	struct tpgen_nest n = { .tp = f->tp };
+	struct tpgen_ctx ctx;
+	u64 fired;
+	int cpu;
+
+	migrate_disable();
+	cpu = smp_processor_id();
+	tpgen_init_ctx(&ctx, f, cpu);
+	tpgen_init_ctx(&n.ctx, f, cpu);
+	n.ctx.hardirq = true;
+	n.ctx.start_ns = ktime_get_ns();
+	init_completion(&n.done);
+	hrtimer_init_on_stack(&n.timer, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	n.timer.function = tpgen_nest_fn;
+	hrtimer_start(&n.timer, ns_to_ktime(TPGEN_NEST_PERIOD_NS),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+
+	fired = tpgen_fire_local(f->tp, &ctx, tpgen_writer_stop, NULL);
+	WRITE_ONCE(n.stop, true);
+	/* Within a period: uninterruptible, n is on this stack. */
+	wait_for_completion(&n.done);
+	hrtimer_cancel(&n.timer);
+	destroy_hrtimer_on_stack(&n.timer);
+	migrate_enable();
+
+	f->timer = n.fired;
+	f->fired = fired + n.fired;
+	if (fired != f->count)
+		f->err = -EINTR;
 }
 
 /* Split off the next blank-separated word of *@s, or NULL at the end. */
@@ -227,19 +363,11 @@ static char *tpgen_next_word(char **s)
 	return word;
 }
 
-static ssize_t tpgen_fire_write(struct file *file, const char __user *ubuf,
-				size_t len, loff_t *ppos)
+/* "NAME COUNT [all|nest]" into @f, or -EINVAL; @buf is NUL-free. */
+static int tpgen_parse(char *buf, struct tpgen_fire *f)
 {
-	char buf[64], *s = buf, *name, *num, *mode;
-	bool all = false;
-	u64 count, fire_id;
-	int tp, ret;
-
-	if (len == 0 || len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
+	char *s = buf, *name, *num, *mode;
+	int tp, m = TPGEN_MODE_CPU;
 
 	name = tpgen_next_word(&s);
 	num = tpgen_next_word(&s);
@@ -250,24 +378,52 @@ static ssize_t tpgen_fire_write(struct file *file, const char __user *ubuf,
 	if (tp < 0)
 		return -EINVAL;
 	/* kstrtou64 rejects signs other than '+', blanks and trailing junk. */
-	if (num[0] == '+' || kstrtou64(num, 10, &count) || count == 0)
+	if (num[0] == '+' || kstrtou64(num, 10, &f->count) ||
+	    f->count == 0 || f->count > TPGEN_MAX_COUNT)
 		return -EINVAL;
 	if (mode) {
-		if (strcmp(mode, "all"))
+		m = match_string(tpgen_modes, TPGEN_MODE_NR, mode);
+		if (m <= TPGEN_MODE_CPU)
 			return -EINVAL;
-		all = true;
 	}
+	f->tp = tp;
+	f->mode = m;
+	return 0;
+}
 
-	if (mutex_lock_killable(&tpgen_fire_lock))
+static ssize_t tpgen_fire_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	struct tpgen_fire f = { };
+	char buf[64];
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	/* The parser would stop at a NUL and fire what came before it. */
+	if (memchr(buf, '\0', len))
+		return -EINVAL;
+	buf[len] = '\0';
+	if (tpgen_parse(buf, &f))
+		return -EINVAL;
+
+	if (mutex_lock_interruptible(&tpgen_fire_lock))
 		return -EINTR;
-	fire_id = atomic64_inc_return(&tpgen_fire_id);
-	if (all)
-		ret = tpgen_fire_all(tp, count, fire_id);
+	f.fire_id = atomic64_inc_return(&tpgen_fire_id);
+	if (f.mode == TPGEN_MODE_ALL)
+		tpgen_fire_all(&f);
+	else if (f.mode == TPGEN_MODE_NEST)
+		tpgen_fire_nest(&f);
 	else
-		ret = tpgen_fire_here(tp, count, fire_id);
+		tpgen_fire_here(&f);
+	atomic64_add(f.fired, &tpgen_fired[f.tp]);
+	spin_lock(&tpgen_last_lock);
+	tpgen_last = f;
+	spin_unlock(&tpgen_last_lock);
 	mutex_unlock(&tpgen_fire_lock);
 
-	return ret ?: len;
+	return f.err ?: len;
 }
 
 static const struct file_operations tpgen_fire_fops = {
@@ -288,6 +444,22 @@ static int tpgen_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(tpgen_stats);
 
+static int tpgen_last_show(struct seq_file *m, void *v)
+{
+	struct tpgen_fire f;
+
+	spin_lock(&tpgen_last_lock);
+	f = tpgen_last;
+	spin_unlock(&tpgen_last_lock);
+	if (!f.fire_id)
+		return 0;
+	seq_printf(m, "fire_id=%llu name=%s mode=%s count=%llu fired=%llu timer=%llu err=%d\n",
+		   f.fire_id, tpgen_names[f.tp], tpgen_modes[f.mode], f.count,
+		   f.fired, f.timer, f.err);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tpgen_last);
+
 static int __init tpgen_init(void)
 {
 	tpgen_dir = debugfs_create_dir("tpgen", NULL);
@@ -295,6 +467,7 @@ static int __init tpgen_init(void)
 		return PTR_ERR(tpgen_dir);
 	debugfs_create_file("fire", 0200, tpgen_dir, NULL, &tpgen_fire_fops);
 	debugfs_create_file("stats", 0444, tpgen_dir, NULL, &tpgen_stats_fops);
+	debugfs_create_file("last", 0444, tpgen_dir, NULL, &tpgen_last_fops);
 	return 0;
 }
 
