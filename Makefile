@@ -75,11 +75,11 @@ $(BUILD)/cookie-gend.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/util.o
-$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/util.o
+$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/pins.o $(BUILD)/util.o
 $(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(BUILD)/util.o \
 		$(BUILD)/libcookie.a
 $(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/util.o $(BUILD)/libcookie.a
-$(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/util.o
+$(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/pins.o $(BUILD)/util.o
 $(BUILD)/libcookie.a: $(BUILD)/libcookie.o
 	$(AR) rcs $@ $^
 $(BINS):

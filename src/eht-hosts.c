@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 #include "eht.h"
 #include "eht.skel.h"
+#include "pins.h"
 #include "util.h"
 
 #define PIN_ROOT "/sys/fs/bpf/bareatom"
@@ -573,136 +574,53 @@ struct state {
 	struct bpf_program *progs[EHT_EV_NR];
 	struct bpf_link *links[EHT_EV_NR];
 	char command[1024];
-	bool pinned;
 };
 
-/* Remove every pin under PIN_DIR (ours, or the stale ones of a killed eht-hosts). */
-static void remove_pins(void)
-{
-	char path[512];
-	struct dirent *de;
-	DIR *d = opendir(PIN_DIR);
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), PIN_DIR "/%s", de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(PIN_DIR);
-}
-
-/* The pid recorded in pinned counters, or 0. */
-static pid_t pinned_owner(void)
-{
-	struct source src = { .hosts_fd = -1 };
-	struct eht_bpf__bss bss;
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info), zero = 0;
-	pid_t pid = 0;
-	void *buf;
-
-	src.counters_fd = bpf_obj_get(PIN_COUNTERS);
-	if (src.counters_fd < 0)
-		return 0;
-	if (!bpf_obj_get_info_by_fd(src.counters_fd, &info, &len)) {
-		buf = calloc(1, info.value_size > sizeof(bss) ? info.value_size : sizeof(bss));
-		if (buf && !bpf_map_lookup_elem(src.counters_fd, &zero, buf)) {
-			memcpy(&bss, buf, sizeof(bss));
-			pid = (pid_t)bss.owner_pid;
-		}
-		free(buf);
-	}
-	close(src.counters_fd);
-	return pid;
-}
-
-/* Is @pid a live eht-hosts? */
-static bool owner_alive(pid_t pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = 0;
-	fclose(f);
-	return !strncmp(comm, "eht-hosts", 9);
-}
+/* This eht-hosts' hold on PIN_DIR, taken before loading anything (pins.c). */
+static struct pins pins;
 
 static void unpin(struct state *s)
 {
-	if (!s->pinned)
-		return;
-	remove_pins();
-	s->pinned = false;
+	pins_release(&pins);
 }
 
 /* Refuse to start beside a live eht-hosts; clear the pins of one that was killed. */
 static int check_pins(void)
 {
-	pid_t owner;
+	int err = pins_lock(&pins, "eht-hosts", "eht", 0);
 
-	if (access(PIN_DIR, F_OK))
-		return 0;
-	owner = pinned_owner();
-	if (owner_alive(owner)) {
-		fprintf(stderr, "eht-hosts: another eht-hosts (pid %d) is tracing and owns "
-			PIN_DIR "; eht-hosts -s shows its table\n", (int)owner);
-		return 1;
+	if (err == -EBUSY) {
+		if (pins.owner)
+			fprintf(stderr, "eht-hosts: another eht-hosts (pid %d) is tracing and owns "
+				PIN_DIR "; eht-hosts -s shows its table\n", (int)pins.owner);
+		else
+			fprintf(stderr, "eht-hosts: another eht-hosts is tracing and owns "
+				PIN_DIR "; eht-hosts -s shows its table\n");
 	}
-	/* Its pinned links still hold its programs attached: unpinning detaches them. */
-	if (owner)
-		fprintf(stderr, "eht-hosts: removing the stale pins under " PIN_DIR
-			" of pid %d, which is gone\n", (int)owner);
-	else
-		fprintf(stderr, "eht-hosts: removing stale pins under " PIN_DIR "\n");
-	remove_pins();
-	return 0;
+	return err ? 1 : 0;
 }
 
 static int pin(struct state *s)
 {
-	char path[512];
+	char name[PINS_NAME_LEN];
 	int err;
 
-	mkdir(PIN_ROOT, 0700);
-	if (mkdir(PIN_DIR, 0700)) {
-		err = -errno;
-		goto fail;
-	}
-	s->pinned = true;
-	/* The owner goes in first, so pins never exist without one. */
+	/* For bpftool readers of the counters; ownership itself is the lock's (pins.c). */
 	__atomic_store_n(&s->skel->bss->owner_pid, (__u32)getpid(), __ATOMIC_RELAXED);
-	err = bpf_map__pin(s->skel->maps.bss, PIN_COUNTERS);
+	err = pins_map(&pins, s->skel->maps.bss, "counters");
 	if (!err)
-		err = bpf_map__pin(s->skel->maps.hosts, PIN_HOSTS);
+		err = pins_map(&pins, s->skel->maps.hosts, "hosts");
 	for (int i = 0; !err && i < EHT_EV_NR; i++) {
-		snprintf(path, sizeof(path), PIN_DIR "/prog_%s", tp_names[i] + strlen("br_eht_"));
-		err = bpf_program__pin(s->progs[i], path);
+		snprintf(name, sizeof(name), "prog_%s", tp_names[i] + strlen("br_eht_"));
+		err = pins_prog(&pins, s->progs[i], name);
 		if (err)
 			break;
-		snprintf(path, sizeof(path), PIN_DIR "/link_%s", tp_names[i] + strlen("br_eht_"));
-		err = bpf_link__pin(s->links[i], path);
+		snprintf(name, sizeof(name), "link_%s", tp_names[i] + strlen("br_eht_"));
+		err = pins_link(&pins, s->links[i], name);
 	}
-	if (!err)
-		return 0;
-fail:
-	if (err == -EEXIST)
-		fprintf(stderr, "eht-hosts: " PIN_DIR " is in use by another eht-hosts\n");
-	else
-		fprintf(stderr, "eht-hosts: cannot pin under " PIN_DIR ": %s (is bpffs mounted on "
-			"/sys/fs/bpf?)\n", strerror(-err));
-	unpin(s);
-	return 1;
+	if (err)
+		unpin(s);
+	return err ? 1 : 0;
 }
 
 /* ------------------------------------------------------------------ running */

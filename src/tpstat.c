@@ -20,6 +20,7 @@
 #include "tpstat.skel.h"
 #include "tplist.h"
 #include "tpstat_fmt.h"
+#include "pins.h"
 #include "util.h"
 
 #define PIN_DIR "/sys/fs/bpf/bareatom/tpstat"
@@ -225,7 +226,7 @@ struct state {
 	__u64 cpus[TPSTAT_MAX_TP][TPSTAT_CPU_WORDS];
 	struct tpstat_row rows[TPSTAT_MAX_TP];
 	char command[1024];
-	bool pinned;
+	struct pins pins;
 };
 
 /* Sum the per-CPU slots and copy the CPU sets: reads of the mmapped .bss only. */
@@ -277,51 +278,37 @@ static void report(struct state *s, struct tpstat_report *r)
 
 static void unpin(struct state *s)
 {
-	char path[512];
-
-	if (!s->pinned)
-		return;
-	for (int i = 0; i < env.n; i++) {
-		snprintf(path, sizeof(path), PIN_DIR "/link_%s", s->tps[i]->name);
-		unlink(path);
-		snprintf(path, sizeof(path), PIN_DIR "/prog_%s", s->tps[i]->name);
-		unlink(path);
-	}
-	unlink(PIN_DIR "/counters");
-	rmdir(PIN_DIR);
-	s->pinned = false;
+	pins_release(&s->pins);
 }
 
+/*
+ * Own PIN_DIR (clearing the pins of a tpstat --pin that was killed), then pin the counters
+ * and each tracepoint's program and link. On failure main() unpins what was pinned.
+ */
 static int pin(struct state *s)
 {
-	char path[512];
-	int err;
+	char name[PINS_NAME_LEN];
+	int err = pins_lock(&s->pins, "tpstat", "tpstat", 0);
 
-	mkdir("/sys/fs/bpf/bareatom", 0700);
-	if (mkdir(PIN_DIR, 0700) && errno != EEXIST)
-		goto fail;
-	if (!access(PIN_DIR "/counters", F_OK)) {
-		fprintf(stderr, "tpstat: " PIN_DIR " is in use by another tpstat --pin\n");
-		return 1;
+	if (err == -EBUSY) {
+		if (s->pins.owner)
+			fprintf(stderr, "tpstat: " PIN_DIR " is in use by another tpstat --pin (pid %d)\n",
+				(int)s->pins.owner);
+		else
+			fprintf(stderr, "tpstat: " PIN_DIR " is in use by another tpstat --pin\n");
 	}
-	s->pinned = true;
-	err = bpf_map__pin(s->skel->maps.bss, PIN_DIR "/counters");
+	if (err)
+		return 1;
+	err = pins_map(&s->pins, s->skel->maps.bss, "counters");
 	for (int i = 0; !err && i < env.n; i++) {
-		snprintf(path, sizeof(path), PIN_DIR "/prog_%s", s->tps[i]->name);
-		err = bpf_program__pin(s->progs[i], path);
+		snprintf(name, sizeof(name), "prog_%s", s->tps[i]->name);
+		err = pins_prog(&s->pins, s->progs[i], name);
 		if (err)
 			break;
-		snprintf(path, sizeof(path), PIN_DIR "/link_%s", s->tps[i]->name);
-		err = bpf_link__pin(s->links[i], path);
+		snprintf(name, sizeof(name), "link_%s", s->tps[i]->name);
+		err = pins_link(&s->pins, s->links[i], name);
 	}
-	if (!err)
-		return 0;
-	errno = -err;
-fail:
-	fprintf(stderr, "tpstat: cannot pin under " PIN_DIR ": %s (is bpffs mounted on /sys/fs/bpf?)\n",
-		strerror(errno));
-	unpin(s);
-	return 1;
+	return err ? 1 : 0;
 }
 
 static int run(struct state *s)
