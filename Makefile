@@ -71,12 +71,12 @@ $(BUILD)/%.o: src/%.c | deps
 # Objects that need a skeleton wait for it.
 $(BUILD)/counter.o: $(BUILD)/counter.skel.h
 $(BUILD)/tpstat.o: $(BUILD)/tpstat.skel.h
-$(BUILD)/cookie-gend.o: $(BUILD)/cookie.skel.h
+$(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/util.o
 $(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/pins.o $(BUILD)/util.o
-$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(BUILD)/util.o \
+$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(BUILD)/util.o \
 		$(BUILD)/libcookie.a
 $(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/util.o $(BUILD)/libcookie.a
 $(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/pins.o $(BUILD)/util.o

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cookie-gend's BPF side: load the programs, reuse the pinned maps (the counter survives
+ * restarts), and keep a pinned link only when it runs exactly this binary's program.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "cookie.skel.h"
+#include "libcookie.h"
+#include "util.h"
+#include "cookie-gend.h"
+
+/* Every pin cookie-gend makes, for --uninstall; the links and programs come in pairs. */
+const char *const pin_names[] = {
+	"link_fork", "link_tpgen", "prog_fork", "prog_tpgen", "state", "batch", "task_cookies",
+	"events",
+};
+const size_t nr_pin_names = sizeof(pin_names) / sizeof(pin_names[0]);
+
+const char *pin_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, COOKIE_PIN_DIR "/%s", name);
+	return buf;
+}
+
+static int reuse_or_pin_map(struct bpf_map *map, const char *name, bool *reused)
+{
+	char path[256];
+	int fd = bpf_obj_get(pin_path(path, sizeof(path), name));
+
+	if (fd >= 0) {
+		int err = bpf_map__reuse_fd(map, fd);
+
+		close(fd);
+		*reused = true;
+		return err;
+	}
+	return bpf_map__set_pin_path(map, path);
+}
+
+#define MAX_PROG_MAPS 16
+
+/* A loaded program as the kernel sees it: its tag and the maps it uses. */
+struct prog_id {
+	__u8 tag[BPF_TAG_SIZE];
+	__u32 nr_maps;
+	__u32 maps[MAX_PROG_MAPS];
+};
+
+static int prog_identity(int prog_fd, struct prog_id *id)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	info.nr_map_ids = MAX_PROG_MAPS;
+	info.map_ids = (__u64)(unsigned long)id->maps;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	if (info.nr_map_ids > MAX_PROG_MAPS)
+		return -E2BIG;
+	memcpy(id->tag, info.tag, sizeof(id->tag));
+	id->nr_maps = info.nr_map_ids;
+	return 0;
+}
+
+/* The value of map @map_id when it is a .rodata map (the program's settings), else -ENOENT. */
+static int rodata_of(__u32 map_id, void *buf, __u32 size)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), zero = 0;
+	int fd = bpf_map_get_fd_by_id(map_id), err = -ENOENT;
+
+	if (fd < 0)
+		return -errno;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && strstr(info.name, ".rodata")) {
+		err = info.value_size == size && !bpf_map_lookup_elem(fd, &zero, buf) ? 0 : -EINVAL;
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * Does the program behind the pinned link @link_fd run exactly what we loaded as @prog:
+ * the same instructions (tag), the same maps (a state map gone from the pins leaves an old
+ * link drawing from an orphan that is never extended) and the same settings (.rodata:
+ * --global)? Returns 1 when it does, 0 when it differs, or a negative errno.
+ */
+static int same_program(int link_fd, struct bpf_program *prog)
+{
+	struct bpf_link_info li = {};
+	__u32 len = sizeof(li);
+	struct prog_id ours = {}, theirs = {};
+	size_t rosz = bpf_map__value_size(d.skel->maps.rodata);
+	char old_ro[256];
+	int fd, err;
+
+	if (bpf_obj_get_info_by_fd(link_fd, &li, &len))
+		return -errno;
+	fd = bpf_prog_get_fd_by_id(li.prog_id);
+	if (fd < 0)
+		return -errno;
+	err = prog_identity(fd, &theirs) ?: prog_identity(bpf_program__fd(prog), &ours);
+	close(fd);
+	if (err)
+		return err;
+	if (memcmp(ours.tag, theirs.tag, sizeof(ours.tag)) || ours.nr_maps != theirs.nr_maps ||
+	    rosz > sizeof(old_ro))
+		return 0;
+	for (__u32 i = 0; i < theirs.nr_maps; i++) {
+		bool found = false;
+
+		for (__u32 k = 0; k < ours.nr_maps && !found; k++)
+			found = ours.maps[k] == theirs.maps[i];
+		if (found)
+			continue;
+		/* Each load has its own .rodata map: compare what it holds. */
+		if (rodata_of(theirs.maps[i], old_ro, rosz) ||
+		    memcmp(old_ro, d.skel->rodata, rosz))
+			return 0;
+	}
+	return 1;
+}
+
+/* Pin @fd at NAME through a temporary pin renamed over it: the old pin goes in one step. */
+static int pin_over(int fd, const char *name)
+{
+	char path[256], tmp[256];
+
+	pin_path(path, sizeof(path), name);
+	/* bpffs reserves names with dots: the temporary pin is new_NAME. */
+	snprintf(tmp, sizeof(tmp), COOKIE_PIN_DIR "/new_%s", name);
+	unlink(tmp);
+	if (bpf_obj_pin(fd, tmp))
+		return -errno;
+	if (rename(tmp, path)) {
+		int err = -errno;
+
+		unlink(tmp);
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * Attach @prog and pin its link as link_NAME and the program as prog_NAME, for bpftool. A
+ * link pinned by an earlier run is kept when it runs exactly this program; otherwise (an
+ * upgrade, other settings, pins left half-made) the new link is attached and pinned first
+ * and only then is the old one dropped, so no event goes without a program meanwhile.
+ * The counter is never lost: the state map is the pinned one (reuse_or_pin_map).
+ */
+static int attach_or_keep(struct bpf_program *prog, const char *name)
+{
+	char path[256], pname[64];
+	struct bpf_link *link;
+	int fd = bpf_obj_get(pin_path(path, sizeof(path), name)), err;
+
+	snprintf(pname, sizeof(pname), "prog_%s", name + strlen("link_"));
+	if (fd >= 0) {
+		int same = same_program(fd, prog);
+
+		close(fd);
+		if (same == 1)
+			return 0;
+		logmsg(LOG_INFO, "replacing %s: the pinned program %s", path, same == 0 ?
+		       "differs from this cookie-gend's (another version, other options or other maps)" :
+		       "cannot be inspected");
+	}
+	link = bpf_program__attach(prog);
+	if (!link)
+		return -errno;
+	err = pin_over(bpf_link__fd(link), name) ?: pin_over(bpf_program__fd(prog), pname);
+	if (err) {
+		bpf_link__destroy(link);
+		return err;
+	}
+	bpf_link__disconnect(link);	/* the pin keeps it attached after we exit */
+	bpf_link__destroy(link);
+	return 0;
+}
+
+int setup_bpf(void)
+{
+	bool reused = false;
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	long page = sysconf(_SC_PAGESIZE);
+	int err;
+	void *m;
+
+	mkdir("/sys/fs/bpf/bareatom", 0700);
+	if (mkdir(COOKIE_PIN_DIR, 0700) && errno != EEXIST)
+		return -errno;
+	d.skel = cookie_bpf__open();
+	if (!d.skel)
+		return -errno;
+	d.skel->rodata->batched = !env.global;
+	if (!env.tpgen)
+		bpf_program__set_autoload(d.skel->progs.cookie_tpgen, false);
+	err = reuse_or_pin_map(d.skel->maps.state, "state", &reused) ?:
+	      reuse_or_pin_map(d.skel->maps.batch, "batch", &reused) ?:
+	      reuse_or_pin_map(d.skel->maps.task_cookies, "task_cookies", &reused) ?:
+	      reuse_or_pin_map(d.skel->maps.events, "events", &reused);
+	if (err)
+		return err;
+	err = cookie_bpf__load(d.skel);
+	if (err)
+		return err;
+	d.state_fd = bpf_map__fd(d.skel->maps.state);
+	d.task_fd = bpf_map__fd(d.skel->maps.task_cookies);
+	if (bpf_obj_get_info_by_fd(d.state_fd, &info, &len))
+		return -errno;
+	d.map_len = ((size_t)info.value_size * info.max_entries + page - 1) / page * page;
+	m = mmap(NULL, d.map_len, PROT_READ | PROT_WRITE, MAP_SHARED, d.state_fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	d.st = m;
+	logmsg(LOG_DEBUG, "%s the pinned maps in " COOKIE_PIN_DIR, reused ? "reusing" : "created");
+	return 0;
+}
+
+int attach_programs(void)
+{
+	int err = attach_or_keep(d.skel->progs.cookie_fork, "link_fork");
+
+	if (err) {
+		logmsg(LOG_ERR, "cannot attach to sched_process_fork: %s", util_bpf_load_hint(err));
+		return err;
+	}
+	if (!env.tpgen) {
+		char path[256];
+
+		/* --tpgen decides: a link left by a run with --tpgen is detached. */
+		unlink(pin_path(path, sizeof(path), "prog_tpgen"));
+		if (!unlink(pin_path(path, sizeof(path), "link_tpgen")))
+			logmsg(LOG_INFO, "detached from tpgen_b (no --tpgen)");
+	} else {
+		err = attach_or_keep(d.skel->progs.cookie_tpgen, "link_tpgen");
+		if (err) {
+			logmsg(LOG_ERR, "cannot attach to tpgen_b: %s", err == -ENOENT ?
+			       "the tpgen module is not loaded (modprobe tpgen)" : util_bpf_load_hint(err));
+			return err;
+		}
+	}
+	return 0;
+}
