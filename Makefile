@@ -18,7 +18,7 @@ BPFTOOL ?= bpftool
 CC ?= gcc
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -I$(BUILD) -Isrc -Ibpf
-LDLIBS := -lbpf -lelf -lz
+LDLIBS := -lbpf -lelf -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -Wall
 
 TOOLS := counter tpstat cookie-gend cookie eht-hosts

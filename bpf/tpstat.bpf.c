@@ -9,13 +9,56 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 #include "atomics.h"
 #include "tpstat.h"
 
+/* Set before load: which events count (enum tpstat_filter) and whether forks extend it. */
+const volatile __u32 filter = TPSTAT_FILTER_NONE;
+
 struct tpstat_slot slots[TPSTAT_SLOTS];
 struct tpstat_tp tps[TPSTAT_MAX_TP];
-/* Set by user space (SIGUSR1): events are not counted while non-zero. */
+/*
+ * Set by user space on SIGUSR1, for observers (bpftool map dump): the programs never read it.
+ * Pausing costs nothing per event: user space subtracts what was counted while paused.
+ */
 __u32 paused;
+/* Forks in the counted process tree that found no room in targets: their events are lost. */
+__u64 untracked_forks;
+
+/* The processes (-p, -- CMD: tgids) or threads (-t: tids) whose events count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TPSTAT_MAX_TASKS);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+/* -G: the cgroup v2 whose subtree counts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} target_cgroup SEC(".maps");
+
+/*
+ * Does the current task's event count? filter is frozen rodata, so with no target the
+ * verifier removes all of this as dead code: the unfiltered program pays nothing.
+ */
+static __always_inline bool wanted(void)
+{
+	__u64 id;
+	__u32 key;
+
+	if (filter == TPSTAT_FILTER_NONE)
+		return true;
+	if (filter == TPSTAT_FILTER_CGROUP)
+		return bpf_current_task_under_cgroup(&target_cgroup, 0) == 1;
+	id = bpf_get_current_pid_tgid();
+	key = filter == TPSTAT_FILTER_TID ? (__u32)id : (__u32)(id >> 32);
+	return bpf_map_lookup_elem(&targets, &key) != NULL;
+}
 
 static __always_inline int count_tp(const int idx)
 {
@@ -23,7 +66,7 @@ static __always_inline int count_tp(const int idx)
 	__u32 cpu, word;
 	__u64 bit, old;
 
-	if (*(volatile __u32 *)&paused)
+	if (!wanted())
 		return 0;
 	cpu = bpf_get_smp_processor_id();
 	/*
@@ -64,5 +107,39 @@ TPSTAT_PROG(16) TPSTAT_PROG(17) TPSTAT_PROG(18) TPSTAT_PROG(19)
 TPSTAT_PROG(20) TPSTAT_PROG(21) TPSTAT_PROG(22) TPSTAT_PROG(23)
 TPSTAT_PROG(24) TPSTAT_PROG(25) TPSTAT_PROG(26) TPSTAT_PROG(27)
 TPSTAT_PROG(28) TPSTAT_PROG(29) TPSTAT_PROG(30) TPSTAT_PROG(31)
+
+/*
+ * -- CMD: a process forked by one of the tree joins it before it can run, like perf stat's
+ * inherited counters. New threads share their process's tgid: nothing to add.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tpstat_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+
+	if (ptgid == ctgid || !bpf_map_lookup_elem(&targets, &ptgid))
+		return 0;
+	if (bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY))
+		atomic_add(&untracked_forks, 1);
+	return 0;
+}
+
+/*
+ * A target is gone for good once it is freed (for a process, its leader: its threads are
+ * gone too), and only now may its id be reused: forget it, so a new task that gets the
+ * same id is not counted as a target.
+ */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(tpstat_free, struct task_struct *task)
+{
+	__u32 pid = task->pid, tgid = task->tgid;
+
+	if (filter == TPSTAT_FILTER_TID)
+		bpf_map_delete_elem(&targets, &pid);
+	else if (pid == tgid)
+		bpf_map_delete_elem(&targets, &tgid);
+	return 0;
+}
 
 char LICENSE[] SEC("license") = "GPL";

@@ -10,6 +10,16 @@
 /* CPUs the hit set can name. */
 #define TPSTAT_MAX_CPUS		1024
 #define TPSTAT_CPU_WORDS	(TPSTAT_MAX_CPUS / 64)
+/* Processes (or threads) a filter can follow at once: -p, -t, and CMD's tree. */
+#define TPSTAT_MAX_TASKS	16384
+
+/* What counts (the targets of perf stat): set in .rodata before load. */
+enum tpstat_filter {
+	TPSTAT_FILTER_NONE,	/* system wide */
+	TPSTAT_FILTER_TGID,	/* the processes in targets (-p, -- CMD with its forks) */
+	TPSTAT_FILTER_TID,	/* the threads in targets (-t) */
+	TPSTAT_FILTER_CGROUP,	/* tasks in target_cgroup's subtree (-G) */
+};
 
 /*
  * Each CPU adds to its own slot, so counting scales with CPUs instead of

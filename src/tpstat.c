@@ -12,7 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <math.h>
+#include <linux/magic.h>
+#include <linux/membarrier.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -26,14 +32,26 @@
 #define PIN_DIR "/sys/fs/bpf/bareatom/tpstat"
 #define EXIT_USAGE 2
 
+#define MAX_TARGETS 256	/* PIDs or TIDs on the command line */
+#define MAX_REPEAT 10000
+
 static struct env {
 	bool list;
 	bool json;
 	bool verbose;
 	bool pin;
+	bool system_wide;	/* -a */
+	bool per_cpu;		/* -A */
+	bool summary;		/* --summary */
+	bool tids;		/* the targets are threads (-t), not processes (-p) */
 	double interval;
 	double duration;
 	long count;
+	long repeat;		/* -r N: 0 when not given */
+	const char *csv;	/* -x SEP */
+	const char *cgroup;	/* -G */
+	int ntargets;
+	int targets[MAX_TARGETS];
 	char **command;
 	char *names[TPSTAT_MAX_TP + 1];
 	int n;
@@ -45,38 +63,76 @@ const char *argp_program_bug_address = "the bareatom issue tracker";
 static const char doc[] =
 "Count raw and bare tracepoints exactly, with BPF atomics.\n"
 "\n"
-"USAGE: tpstat [-i SECS] [-c COUNT] [-d SECS] [-j] [--pin] TRACEPOINT...\n"
-"       tpstat [options] TRACEPOINT... -- CMD [ARG...]\n"
+"USAGE: tpstat [-i SECS [-c COUNT] [--summary]] [-d SECS] [-j | -x SEP] [-A] [--pin]\n"
+"              [-a | -p PID,.. | -t TID,.. | -G CGROUP] TRACEPOINT...\n"
+"       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
 "       tpstat -l [GLOB]\n"
 "\n"
 "A TRACEPOINT is a raw tracepoint name as in BTF (btf_trace_NAME): a trace event's\n"
 "tracepoint like sched_switch, a bare one with no trace event like pelt_cfs_tp,\n"
-"or a loaded module's, like tpgen_a. Counting is system wide, on all CPUs, until\n"
-"Ctrl-C, -d SECS, COUNT intervals (-c with -i) or the end of CMD. SIGUSR1 pauses\n"
-"and resumes counting without detaching.\n"
+"or a loaded module's, like tpgen_a. With -- CMD only events of CMD's process tree\n"
+"count (children included), unless -a: system wide. -p, -t and -G count only those\n"
+"processes (their threads too), threads, or a cgroup v2 subtree. Counting runs until\n"
+"Ctrl-C, -d SECS, COUNT intervals (-c with -i) or the end of CMD. Hits the kernel\n"
+"did not let the program see are shown as missed: count + missed = hits. SIGUSR1\n"
+"pauses and resumes counting.\n"
 "\n"
-"Exit status: 0 on success, 2 for usage errors, unknown tracepoints and missing\n"
-"privileges, 1 for other errors (including CMD failing).\n"
+"Exit status: 0 on success, 2 for usage errors, unknown tracepoints, processes or\n"
+"cgroups, and missing privileges, 1 for other errors (including CMD failing).\n"
 "\n"
 "EXAMPLES:\n"
 "    tpstat -l 'pelt*'                  # list the scheduler's bare PELT tracepoints\n"
 "    tpstat pelt_cfs_tp sched_switch    # count until Ctrl-C\n"
 "    tpstat -i 1 -c 5 sched_update_nr_running_tp   # five 1 s intervals\n"
-"    tpstat -j tpgen_a -- sh -c 'echo tpgen_a 100 all > /sys/kernel/debug/tpgen/fire'\n"
+"    tpstat -r 5 sched_switch -- make -j2   # mean and noise over 5 runs\n"
+"    tpstat -A -x, -p 1234 sched_switch     # one CSV row per CPU, for PID 1234\n"
+"    tpstat -a -j tpgen_a -- sh -c 'echo tpgen_a 100 all > /sys/kernel/debug/tpgen/fire'\n"
 "    tpstat --pin -d 60 sched_switch &  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n";
 
-enum { OPT_PIN = 256 };
+enum { OPT_PIN = 256, OPT_SUMMARY };
 
 static const struct argp_option opts[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (optionally matching GLOB)", 0 },
+	{ "all-cpus", 'a', NULL, 0, "Count system wide, also with a CMD", 0 },
+	{ "pid", 'p', "PID", 0, "Count only these processes (comma-separated; threads included)", 0 },
+	{ "tid", 't', "TID", 0, "Count only these threads (comma-separated)", 0 },
+	{ "cgroup", 'G', "CGROUP", 0, "Count only tasks in this cgroup v2 and its descendants", 0 },
 	{ "interval", 'i', "SECS", 0, "Print deltas every SECS seconds (fractions allowed)", 0 },
 	{ "count", 'c', "COUNT", 0, "Stop after COUNT intervals (needs -i)", 0 },
+	{ "summary", OPT_SUMMARY, NULL, 0, "With -i: print the totals after the intervals", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
+	{ "repeat", 'r', "N", 0, "Run CMD N times: mean and noise per tracepoint", 0 },
+	{ "per-cpu", 'A', NULL, 0, "A row per CPU too", 0 },
+	{ "field-separator", 'x', "SEP", 0, "CSV with this separator (columns in tpstat(8))", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under " PIN_DIR " while running", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
 	{},
 };
+
+/* "1,2,3": PIDs or TIDs, each a whole number from 1 to the kernel's PID_MAX_LIMIT. */
+static void parse_targets(const char *arg, const char *what)
+{
+	const char *p = arg;
+
+	if (env.ntargets)
+		util_usage_error("tpstat", "-p and -t are given once, as a comma-separated list");
+	do {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || (*end && *end != ',') || v < 1 || v > 4194304 || *p == '+' ||
+		    *p == '-' || *p == ' ')
+			util_usage_error("tpstat", "invalid %s list '%s': whole numbers from 1 to 4194304, "
+					 "separated by commas", what, arg);
+		if (env.ntargets == MAX_TARGETS)
+			util_usage_error("tpstat", "too many %ss: at most %d", what, MAX_TARGETS);
+		env.targets[env.ntargets++] = (int)v;
+		p = *end ? end + 1 : end;
+	} while (*p);
+}
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
@@ -94,6 +150,37 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PIN:
 		env.pin = true;
+		break;
+	case OPT_SUMMARY:
+		env.summary = true;
+		break;
+	case 'a':
+		env.system_wide = true;
+		break;
+	case 'A':
+		env.per_cpu = true;
+		break;
+	case 'p':
+		parse_targets(arg, "PID");
+		break;
+	case 't':
+		parse_targets(arg, "TID");
+		env.tids = true;
+		break;
+	case 'G':
+		env.cgroup = arg;
+		break;
+	case 'x':
+		if (!*arg || strlen(arg) > 8)
+			util_usage_error("tpstat", "invalid separator '%s': 1 to 8 characters", arg);
+		env.csv = arg;
+		break;
+	case 'r':
+		errno = 0;
+		env.repeat = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || env.repeat < 1 || env.repeat > MAX_REPEAT)
+			util_usage_error("tpstat", "invalid repeat count '%s': a whole number from 1 to %d",
+					 arg, MAX_REPEAT);
 		break;
 	case 'i':
 		if (util_parse_seconds(arg, &env.interval))
@@ -132,6 +219,19 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			util_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");
 		if (env.count && !env.interval)
 			util_usage_error("tpstat", "-c counts intervals: it needs -i");
+		if ((env.ntargets != 0) + (env.cgroup != NULL) > 1)
+			util_usage_error("tpstat", "-p, -t and -G cannot be combined: name one target");
+		if (env.system_wide && env.ntargets)
+			util_usage_error("tpstat", "-a counts system wide: it cannot be combined with %s",
+					 env.tids ? "-t" : "-p");
+		if (env.repeat && !env.command)
+			util_usage_error("tpstat", "-r repeats a command: give one after --");
+		if (env.repeat && (env.interval || env.duration))
+			util_usage_error("tpstat", "-r cannot be combined with -i or -d");
+		if (env.csv && env.json)
+			util_usage_error("tpstat", "-x and -j cannot be combined: choose CSV or JSON");
+		if (env.summary && !env.interval)
+			util_usage_error("tpstat", "--summary prints totals after intervals: it needs -i");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -217,59 +317,155 @@ static int resolve_names(const struct tp_list *l, const struct tp_info **tps)
 	return 0;
 }
 
+/* What the kernel counted for each tracepoint: per-CPU slots and the program's misses. */
+struct counts {
+	__u64 slot[TPSTAT_MAX_TP][TPSTAT_SLOTS];
+	__u64 missed[TPSTAT_MAX_TP];
+};
+
 struct state {
 	struct tpstat_bpf *skel;
 	struct bpf_program *progs[TPSTAT_MAX_TP];
 	struct bpf_link *links[TPSTAT_MAX_TP];
+	struct bpf_link *task_links[2];	/* fork and free tracking of the targets */
 	const struct tp_info *tps[TPSTAT_MAX_TP];
-	__u64 prev[TPSTAT_MAX_TP];
+	/*
+	 * Reported = raw - excluded: what was counted while paused is excluded at resume
+	 * (snapshots at pause and resume), so pausing costs the programs nothing.
+	 */
+	struct counts raw, excluded, at_pause, shown, prev;
+	bool paused;
+	int ncpu;			/* CPUs in the slots: possible CPUs, at most TPSTAT_SLOTS */
+	__u64 cpu_count[TPSTAT_MAX_TP][TPSTAT_SLOTS], cpu_delta[TPSTAT_MAX_TP][TPSTAT_SLOTS];
+	__u64 runs[TPSTAT_MAX_TP][MAX_REPEAT];
+	int nruns;
 	__u64 cpus[TPSTAT_MAX_TP][TPSTAT_CPU_WORDS];
 	struct tpstat_row rows[TPSTAT_MAX_TP];
 	char command[1024];
+	char target[1200];
+	bool tree;			/* counting CMD's process tree */
 	struct pins pins;
 };
 
-/* Sum the per-CPU slots and copy the CPU sets: reads of the mmapped .bss only. */
-static void snapshot(struct state *s, __u64 *totals)
+static __u64 recursion_misses(struct bpf_program *prog)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+/* Read the counters: the mmapped .bss for the slots, one bpf_prog_info per program. */
+static void read_raw(struct state *s, struct counts *c)
 {
 	struct tpstat_bpf__bss *bss = s->skel->bss;
 
-	for (int i = 0; i < env.n; i++)
-		totals[i] = 0;
 	for (int slot = 0; slot < TPSTAT_SLOTS; slot++)
 		for (int i = 0; i < env.n; i++)
-			totals[i] += __atomic_load_n(&bss->slots[slot].count[i], __ATOMIC_RELAXED);
-	for (int i = 0; i < env.n; i++) {
-		__u64 first = __atomic_load_n(&bss->tps[i].first_cpu, __ATOMIC_RELAXED);
+			c->slot[i][slot] = __atomic_load_n(&bss->slots[slot].count[i], __ATOMIC_RELAXED);
+	for (int i = 0; i < env.n; i++)
+		c->missed[i] = recursion_misses(s->progs[i]);
+}
 
-		for (int w = 0; w < TPSTAT_CPU_WORDS; w++)
-			s->cpus[i][w] = __atomic_load_n(&bss->tps[i].cpus[w], __ATOMIC_RELAXED);
-		s->rows[i].first_cpu = first ? (int)(first - 1) : -1;
+/* c = a - b, slot by slot */
+static void sub_counts(struct counts *c, const struct counts *a, const struct counts *b)
+{
+	for (int i = 0; i < env.n; i++) {
+		for (int slot = 0; slot < TPSTAT_SLOTS; slot++)
+			c->slot[i][slot] = a->slot[i][slot] - b->slot[i][slot];
+		c->missed[i] = a->missed[i] - b->missed[i];
 	}
+}
+
+static void add_counts(struct counts *c, const struct counts *a)
+{
+	for (int i = 0; i < env.n; i++) {
+		for (int slot = 0; slot < TPSTAT_SLOTS; slot++)
+			c->slot[i][slot] += a->slot[i][slot];
+		c->missed[i] += a->missed[i];
+	}
+}
+
+static __u64 total(const struct counts *c, int i)
+{
+	__u64 t = 0;
+
+	for (int slot = 0; slot < TPSTAT_SLOTS; slot++)
+		t += c->slot[i][slot];
+	return t;
+}
+
+/* What the user sees now: counted minus what was counted while paused. */
+static void current(struct state *s)
+{
+	struct counts *now = &s->raw;
+
+	read_raw(s, now);
+	sub_counts(&s->shown, s->paused ? &s->at_pause : now, &s->excluded);
+}
+
+/* SIGUSR1: pause or resume. The flag in .bss is for observers; the programs never read it. */
+static void toggle_pause(struct state *s)
+{
+	struct counts during;
+
+	read_raw(s, &s->raw);
+	if (!s->paused) {
+		s->at_pause = s->raw;
+	} else {
+		sub_counts(&during, &s->raw, &s->at_pause);
+		add_counts(&s->excluded, &during);
+	}
+	s->paused = !s->paused;
+	__atomic_store_n(&s->skel->bss->paused, s->paused, __ATOMIC_RELAXED);
 }
 
 static void report(struct state *s, struct tpstat_report *r)
 {
-	__u64 totals[TPSTAT_MAX_TP];
+	struct tpstat_bpf__bss *bss = s->skel->bss;
 
-	snapshot(s, totals);
+	current(s);
 	for (int i = 0; i < env.n; i++) {
 		struct tpstat_row *row = &s->rows[i];
+		__u64 first = __atomic_load_n(&bss->tps[i].first_cpu, __ATOMIC_RELAXED);
 
+		for (int w = 0; w < TPSTAT_CPU_WORDS; w++)
+			s->cpus[i][w] = __atomic_load_n(&bss->tps[i].cpus[w], __ATOMIC_RELAXED);
+		row->first_cpu = first ? (int)(first - 1) : -1;
 		row->name = s->tps[i]->name;
 		row->module = s->tps[i]->module;
 		row->kind = s->tps[i]->kind;
-		row->count = totals[i];
-		row->delta = totals[i] - s->prev[i];
+		row->count = total(&s->shown, i);
+		row->delta = row->count - total(&s->prev, i);
+		row->missed = s->shown.missed[i];
+		row->missed_delta = s->shown.missed[i] - s->prev.missed[i];
 		row->cpus = s->cpus[i];
 		row->cpu_words = TPSTAT_CPU_WORDS;
-		s->prev[i] = totals[i];
+		if (env.per_cpu) {
+			for (int c = 0; c < s->ncpu; c++) {
+				s->cpu_count[i][c] = s->shown.slot[i][c];
+				s->cpu_delta[i][c] = s->shown.slot[i][c] - s->prev.slot[i][c];
+			}
+			row->cpu_count = s->cpu_count[i];
+			row->cpu_delta = s->cpu_delta[i];
+			row->ncpu = s->ncpu;
+		}
+		row->runs = s->runs[i];
+		row->nruns = r->final ? s->nruns : 0;
 	}
+	s->prev = s->shown;
 	r->n = env.n;
 	r->rows = s->rows;
 	r->ts = util_wallclock();
+	r->target = s->target;
+	r->csv = env.csv;
+	r->per_cpu = env.per_cpu;
 	if (env.json)
 		fmt_json(stdout, r);
+	else if (env.csv)
+		fmt_csv(stdout, r);
 	else if (!r->final)
 		fmt_interval(stdout, r);
 	else
@@ -311,13 +507,72 @@ static int pin(struct state *s)
 	return err ? 1 : 0;
 }
 
+/*
+ * Stop counting for good, then wait for every program run already under way: destroying a
+ * link unregisters the probe, but a program that started before may still be running on
+ * another CPU. raw_tp programs run inside an RCU read-side section (the tracepoint calls
+ * them with preemption disabled, and __bpf_trace_run() takes rcu_read_lock()), and the
+ * recursion check that counts a miss runs in the same section. MEMBARRIER_CMD_GLOBAL waits
+ * for an RCU grace period (synchronize_rcu(), which since the flavour consolidation of 4.20
+ * also waits for preemption-disabled regions), so when it returns every run that could still
+ * add to a counter or a miss has finished: the final read misses nothing.
+ */
+static void detach_all(struct state *s)
+{
+	unpin(s);	/* a pinned link would keep the program attached */
+	for (int i = 0; i < env.n; i++) {
+		bpf_link__destroy(s->links[i]);
+		s->links[i] = NULL;
+	}
+	if (!syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		return;
+	/* nohz_full kernels refuse it: say so rather than claim an exactness we cannot prove. */
+	fprintf(stderr, "tpstat: cannot wait for program runs still under way (membarrier: %s): "
+		"the last microseconds of events may be missing\n", strerror(errno));
+}
+
+/* Start CMD gated: with -- CMD alone its process joins the targets before it runs. */
+static pid_t start_command(struct state *s, const sigset_t *orig)
+{
+	int gate;
+	pid_t child = util_start_command_gated("tpstat", env.command, orig, &gate);
+	__u8 one = 1;
+	__u32 tgid;
+	bool go = true;
+
+	if (child < 0) {
+		fprintf(stderr, "tpstat: cannot fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (s->tree) {
+		tgid = child;
+		if (bpf_map__update_elem(s->skel->maps.targets, &tgid, sizeof(tgid), &one, sizeof(one),
+					 BPF_ANY)) {
+			fprintf(stderr, "tpstat: cannot follow '%s': %s\n", s->command, strerror(errno));
+			go = false;
+		}
+	}
+	util_release_command(gate, go);
+	return child;
+}
+
+static void record_run(struct state *s, const __u64 *before)
+{
+	current(s);
+	for (int i = 0; i < env.n; i++)
+		s->runs[i][s->nruns] = total(&s->shown, i) - before[i];
+	s->nruns++;
+}
+
 static int run(struct state *s)
 {
 	struct tpstat_report r = { .command = env.command ? s->command : NULL };
 	double start, last, next_tick = 0, end = 0, paused_at = 0, now;
+	__u64 run_start[TPSTAT_MAX_TP] = {};
+	long runs = env.repeat ? env.repeat : 1;
 	sigset_t set, orig;
 	int status = 0, cmd_status = -1;
-	bool stop = false;
+	bool stop = false, interrupted = false;
 	pid_t child = 0;
 
 	sigemptyset(&set);
@@ -327,7 +582,7 @@ static int run(struct state *s)
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, &orig);
 
-	if (!env.json && env.interval)
+	if (!env.json && !env.csv && env.interval)
 		fmt_interval_header(stdout);
 	start = last = util_now();
 	if (env.interval)
@@ -335,11 +590,9 @@ static int run(struct state *s)
 	if (env.duration)
 		end = start + env.duration;
 	if (env.command) {
-		child = util_start_command("tpstat", env.command, &orig);
-		if (child < 0) {
-			fprintf(stderr, "tpstat: cannot fork: %s\n", strerror(errno));
+		child = start_command(s, &orig);
+		if (child < 0)
 			return 1;
-		}
 	}
 
 	while (!stop) {
@@ -347,22 +600,34 @@ static int run(struct state *s)
 
 		now = util_now();
 		if (sig == SIGUSR1) {
-			bool p = !s->skel->bss->paused;
-
-			__atomic_store_n(&s->skel->bss->paused, p, __ATOMIC_RELAXED);
-			if (p) {
+			toggle_pause(s);
+			if (s->paused) {
 				paused_at = now;
 			} else {
 				r.paused_secs += now - paused_at;
 				paused_at = 0;
 			}
-			if (!env.json)
-				printf("#%12.3f  counting %s (SIGUSR1)\n", now - start, p ? "paused" : "resumed");
+			if (!env.json && !env.csv)
+				printf("#%12.3f  counting %s (SIGUSR1)\n", now - start,
+				       s->paused ? "paused" : "resumed");
 			fflush(stdout);
 		} else if (sig == SIGCHLD) {
-			stop = util_reap_command(&child, &cmd_status);
+			if (util_reap_command(&child, &cmd_status)) {
+				if (env.repeat) {
+					record_run(s, run_start);
+					for (int i = 0; i < env.n; i++)
+						run_start[i] = total(&s->shown, i);
+				}
+				if (env.repeat && s->nruns < runs && cmd_status == 0 && !interrupted) {
+					child = start_command(s, &orig);
+					stop = child < 0;
+				} else {
+					stop = true;
+				}
+			}
 		} else if (sig == SIGINT || sig == SIGTERM) {
 			/* With a command, Ctrl-C reaches it too: report when it is gone. */
+			interrupted = true;
 			if (child)
 				kill(child, sig);
 			else
@@ -374,30 +639,36 @@ static int run(struct state *s)
 			r.interval++;
 			r.elapsed = now - start;
 			r.span = now - last;
-			r.paused = s->skel->bss->paused;
+			r.paused = s->paused;
 			report(s, &r);
 			last = now;
-			while (next_tick <= now)
-				next_tick += env.interval;
+			/* The next tick after now, in one step: no loop over missed ticks. */
+			next_tick = start + env.interval * (floor((now - start) / env.interval) + 1);
 			if (env.count && r.interval >= env.count)
 				stop = true;
 		}
 	}
 
-	/* Detach before the final read, so the totals are final and the deltas add up. */
-	for (int i = 0; i < env.n; i++) {
-		bpf_link__destroy(s->links[i]);
-		s->links[i] = NULL;
-	}
+	detach_all(s);
 	now = util_now();
 	if (paused_at)
 		r.paused_secs += now - paused_at;
 	r.interval++;
-	r.final = true;
 	r.elapsed = now - start;
 	r.span = now - last;
-	r.paused = s->skel->bss->paused;
-	report(s, &r);
+	r.paused = s->paused;
+	if (env.interval && !env.json) {
+		/* The last, partial interval as a line of its own; totals only with --summary. */
+		report(s, &r);
+		if (env.summary) {
+			s->prev = (struct counts){};
+			r.final = true;
+			report(s, &r);
+		}
+	} else {
+		r.final = true;
+		report(s, &r);
+	}
 
 	util_end_command(child);
 	if (cmd_status > 0) {
@@ -405,6 +676,133 @@ static int run(struct state *s)
 		status = 1;
 	}
 	return status;
+}
+
+/* -p/-t: every target must exist now (one line naming the first that does not). */
+static int check_targets(void)
+{
+	char path[64];
+
+	for (int i = 0; i < env.ntargets; i++) {
+		snprintf(path, sizeof(path), "/proc/%d", env.targets[i]);
+		if (access(path, F_OK)) {
+			fprintf(stderr, "tpstat: no such %s: %d\n", env.tids ? "thread" : "process",
+				env.targets[i]);
+			return EXIT_USAGE;
+		}
+		if (env.tids) {
+			/* /proc/TID works for threads; a process id passed as -t is a thread too. */
+			continue;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", env.targets[i], env.targets[i]);
+		if (access(path, F_OK)) {
+			fprintf(stderr, "tpstat: %d is a thread, not a process: use -t %d\n",
+				env.targets[i], env.targets[i]);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* -G: a cgroup v2 directory, as a path or relative to /sys/fs/cgroup; its fd, or -1. */
+static int open_cgroup(char *path, size_t len)
+{
+	struct statfs sfs;
+	int fd;
+
+	if (env.cgroup[0] == '/')
+		snprintf(path, len, "%s", env.cgroup);
+	else
+		snprintf(path, len, "/sys/fs/cgroup/%s", env.cgroup);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "tpstat: cannot open cgroup '%s': %s\n", env.cgroup, strerror(errno));
+		return -1;
+	}
+	if (fstatfs(fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		fprintf(stderr, "tpstat: '%s' is not a cgroup v2 directory (mount cgroup2 at "
+			"/sys/fs/cgroup)\n", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Set the filter in .rodata before load: what counts, said once for the output too. */
+static void choose_target(struct state *s)
+{
+	struct tpstat_bpf *skel = s->skel;
+	__u32 filter = TPSTAT_FILTER_NONE;
+	size_t off;
+
+	if (env.ntargets) {
+		filter = env.tids ? TPSTAT_FILTER_TID : TPSTAT_FILTER_TGID;
+		off = snprintf(s->target, sizeof(s->target), "%s ", env.tids ? "TID" : "PID");
+		for (int i = 0; i < env.ntargets && off < sizeof(s->target); i++)
+			off += snprintf(s->target + off, sizeof(s->target) - off, "%s%d", i ? "," : "",
+					env.targets[i]);
+	} else if (env.cgroup) {
+		filter = TPSTAT_FILTER_CGROUP;
+		snprintf(s->target, sizeof(s->target), "cgroup %s", env.cgroup);
+	} else if (env.command && !env.system_wide) {
+		filter = TPSTAT_FILTER_TGID;
+		s->tree = true;
+		snprintf(s->target, sizeof(s->target), "its process tree");
+	} else {
+		snprintf(s->target, sizeof(s->target), "system wide");
+	}
+	skel->rodata->filter = filter;
+	bpf_program__set_autoload(skel->progs.tpstat_fork, s->tree);
+	bpf_program__set_autoload(skel->progs.tpstat_free, filter == TPSTAT_FILTER_TGID ||
+				  filter == TPSTAT_FILTER_TID);
+}
+
+/* After load: fill the targets and attach the programs that keep them current. */
+static int set_targets(struct state *s)
+{
+	char path[4096];
+	__u8 one = 1;
+	__u32 zero = 0;
+	int fd, err;
+
+	for (int i = 0; i < env.ntargets; i++) {
+		__u32 id = env.targets[i];
+
+		if (bpf_map__update_elem(s->skel->maps.targets, &id, sizeof(id), &one, sizeof(one),
+					 BPF_ANY)) {
+			fprintf(stderr, "tpstat: cannot add target %u: %s\n", id, strerror(errno));
+			return 1;
+		}
+	}
+	if (env.cgroup) {
+		fd = open_cgroup(path, sizeof(path));
+		if (fd < 0)
+			return EXIT_USAGE;
+		err = bpf_map__update_elem(s->skel->maps.target_cgroup, &zero, sizeof(zero), &fd,
+					   sizeof(fd), BPF_ANY);
+		close(fd);
+		if (err) {
+			fprintf(stderr, "tpstat: cannot use cgroup '%s': %s\n", env.cgroup, strerror(-err));
+			return 1;
+		}
+	}
+	if (bpf_program__autoload(s->skel->progs.tpstat_fork)) {
+		s->task_links[0] = bpf_program__attach(s->skel->progs.tpstat_fork);
+		if (!s->task_links[0]) {
+			fprintf(stderr, "tpstat: cannot follow forks (sched_process_fork): %s\n",
+				util_bpf_load_hint(-errno));
+			return 1;
+		}
+	}
+	if (bpf_program__autoload(s->skel->progs.tpstat_free)) {
+		s->task_links[1] = bpf_program__attach(s->skel->progs.tpstat_free);
+		if (!s->task_links[1]) {
+			fprintf(stderr, "tpstat: cannot follow exits (sched_process_free): %s\n",
+				util_bpf_load_hint(-errno));
+			return 1;
+		}
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -428,10 +826,26 @@ int main(int argc, char **argv)
 	status = resolve_names(&l, s.tps);
 	if (status)
 		goto out_list;
+	status = check_targets();
+	if (status)
+		goto out_list;
+	if (env.cgroup) {
+		char path[4096];
+		int fd = open_cgroup(path, sizeof(path));
+
+		if (fd < 0) {
+			status = EXIT_USAGE;
+			goto out_list;
+		}
+		close(fd);
+	}
 	status = util_check_bpf("tpstat", "counting");
 	if (status)
 		goto out_list;
 	util_join_command(env.command, s.command, sizeof(s.command));
+	s.ncpu = libbpf_num_possible_cpus();
+	if (s.ncpu < 1 || s.ncpu > TPSTAT_SLOTS)
+		s.ncpu = TPSTAT_SLOTS;
 
 	s.skel = tpstat_bpf__open();
 	if (!s.skel) {
@@ -451,12 +865,16 @@ int main(int argc, char **argv)
 			bpf_program__set_autoload(s.progs[i], true);
 		}
 	}
+	choose_target(&s);
 	err = tpstat_bpf__load(s.skel);
 	if (err) {
 		fprintf(stderr, "tpstat: cannot load the BPF programs: %s\n", util_bpf_load_hint(err));
 		status = err == -EPERM || err == -EACCES ? EXIT_USAGE : 1;
 		goto out;
 	}
+	status = set_targets(&s);
+	if (status)
+		goto out;
 	for (int i = 0; i < env.n; i++) {
 		s.links[i] = bpf_program__attach_raw_tracepoint(s.progs[i], s.tps[i]->name);
 		if (!s.links[i]) {
@@ -473,10 +891,18 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	status = run(&s);
+	if (s.skel->bss->untracked_forks) {
+		fprintf(stderr, "tpstat: %llu processes of '%s' could not be followed (more than %d at "
+			"once): their events are not counted\n",
+			(unsigned long long)s.skel->bss->untracked_forks, s.command, TPSTAT_MAX_TASKS);
+		status = 1;
+	}
 out:
 	unpin(&s);
 	for (int i = 0; i < env.n; i++)
 		bpf_link__destroy(s.links[i]);
+	for (int i = 0; i < 2; i++)
+		bpf_link__destroy(s.task_links[i]);
 	tpstat_bpf__destroy(s.skel);
 out_list:
 	tplist_free(&l);

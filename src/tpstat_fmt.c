@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <math.h>
 #include <string.h>
 #include "tpstat_fmt.h"
 #include "util.h"
@@ -63,6 +64,8 @@ void fmt_json(FILE *f, const struct tpstat_report *r)
 		util_json_string(f, r->command);
 	else
 		fputs("null", f);
+	fputs(",\"target\":", f);
+	util_json_string(f, r->target ? r->target : "system wide");
 	fputs(",\"tracepoints\":[", f);
 	for (int i = 0; i < r->n; i++) {
 		const struct tpstat_row *row = &r->rows[i];
@@ -84,9 +87,29 @@ void fmt_json(FILE *f, const struct tpstat_report *r)
 		}
 		fputs("],\"first_cpu\":", f);
 		if (row->first_cpu >= 0)
-			fprintf(f, "%d}", row->first_cpu);
+			fprintf(f, "%d", row->first_cpu);
 		else
-			fputs("null}", f);
+			fputs("null", f);
+		fprintf(f, ",\"missed\":%llu,\"missed_delta\":%llu", (unsigned long long)row->missed,
+			(unsigned long long)row->missed_delta);
+		if (row->cpu_count) {
+			fputs(",\"per_cpu\":[", f);
+			for (int c = 0; c < row->ncpu; c++)
+				fprintf(f, "%s{\"cpu\":%d,\"count\":%llu,\"delta\":%llu}", c ? "," : "", c,
+					(unsigned long long)row->cpu_count[c],
+					(unsigned long long)row->cpu_delta[c]);
+			fputc(']', f);
+		}
+		if (row->nruns) {
+			double mean, sd, noise;
+
+			fmt_run_stats(row->runs, row->nruns, &mean, &sd, &noise);
+			fputs(",\"runs\":[", f);
+			for (int k = 0; k < row->nruns; k++)
+				fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)row->runs[k]);
+			fprintf(f, "],\"mean\":%.3f,\"stddev\":%.3f,\"noise_pct\":%.3f", mean, sd, noise);
+		}
+		fputc('}', f);
 	}
 	fputs("]}\n", f);
 	fflush(f);
@@ -94,51 +117,156 @@ void fmt_json(FILE *f, const struct tpstat_report *r)
 
 void fmt_interval_header(FILE *f)
 {
-	fprintf(f, "#%12s  %-28s %-5s %15s %14s  %s\n", "time", "tracepoint", "kind", "delta",
-		"rate/s", "cpus");
+	fprintf(f, "#%12s  %-28s %-5s %15s %9s %14s  %s\n", "time", "tracepoint", "kind", "delta",
+		"missed", "rate/s", "cpus");
 	fflush(f);
 }
 
 void fmt_interval(FILE *f, const struct tpstat_report *r)
 {
-	char num[32], cpus[256];
+	char num[32], mnum[32], cpus[256];
 
 	for (int i = 0; i < r->n; i++) {
 		const struct tpstat_row *row = &r->rows[i];
 
 		fmt_cpulist(cpus, sizeof(cpus), row->cpus, row->cpu_words);
-		fprintf(f, "%13.3f  %-28s %-5s %15s %14.1f  %s%s\n", r->elapsed, row->name,
+		fprintf(f, "%13.3f  %-28s %-5s %15s %9s %14.1f  %s%s\n", r->elapsed, row->name,
 			tp_kind_name(row->kind), fmt_thousands(num, sizeof(num), row->delta),
+			fmt_thousands(mnum, sizeof(mnum), row->missed_delta),
 			rate(row->delta, r->span), cpus, r->paused ? "  [paused]" : "");
+		for (int c = 0; row->cpu_count && c < row->ncpu; c++)
+			fprintf(f, "%13.3f    CPU%-24d %-5s %15s %9s %14.1f\n", r->elapsed, c, "",
+				fmt_thousands(num, sizeof(num), row->cpu_delta[c]), "-",
+				rate(row->cpu_delta[c], r->span));
 	}
 	fflush(f);
 }
 
 void fmt_table(FILE *f, const struct tpstat_report *r)
 {
-	char num[32], cpus[256];
+	char num[32], mnum[32], cpus[256];
+	int nruns = r->n ? r->rows[0].nruns : 0;
+	const char *target = r->target ? r->target : "system wide";
 
 	fputc('\n', f);
 	if (r->command)
-		fprintf(f, " tpstat counts for '%s', system wide:\n\n", r->command);
+		fprintf(f, " tpstat counts for '%s', %s", r->command, target);
 	else
-		fprintf(f, " tpstat counts, system wide:\n\n");
-	fprintf(f, "  %-28s %-5s %-9s %15s %14s  %s\n", "tracepoint", "kind", "module", "count",
-		"rate/s", "cpus (first)");
+		fprintf(f, " tpstat counts, %s", target);
+	if (nruns)
+		fprintf(f, " (%d runs)", nruns);
+	fputs(":\n\n", f);
+	fprintf(f, "  %-28s %-5s %-9s %15s %9s %14s  %s\n", "tracepoint", "kind", "module", "count",
+		"missed", "rate/s", nruns ? "noise" : "cpus (first)");
 	for (int i = 0; i < r->n; i++) {
 		const struct tpstat_row *row = &r->rows[i];
 		char first[16] = "";
+		double mean, sd, noise;
 
 		fmt_cpulist(cpus, sizeof(cpus), row->cpus, row->cpu_words);
 		if (row->first_cpu >= 0)
 			snprintf(first, sizeof(first), " (%d)", row->first_cpu);
-		fprintf(f, "  %-28s %-5s %-9s %15s %14.1f  %s%s\n", row->name, tp_kind_name(row->kind),
+		if (row->nruns) {
+			fmt_run_stats(row->runs, row->nruns, &mean, &sd, &noise);
+			fprintf(f, "  %-28s %-5s %-9s %15s %9s %14.1f  ( +- %.2f%% )\n", row->name,
+				tp_kind_name(row->kind), row->module,
+				fmt_thousands(num, sizeof(num), (__u64)llround(mean)),
+				fmt_thousands(mnum, sizeof(mnum), row->missed),
+				rate(row->count, r->elapsed - r->paused_secs), noise);
+			continue;
+		}
+		fprintf(f, "  %-28s %-5s %-9s %15s %9s %14.1f  %s%s\n", row->name, tp_kind_name(row->kind),
 			row->module, fmt_thousands(num, sizeof(num), row->count),
+			fmt_thousands(mnum, sizeof(mnum), row->missed),
 			rate(row->count, r->elapsed - r->paused_secs), cpus, first);
+		for (int c = 0; row->cpu_count && c < row->ncpu; c++)
+			fprintf(f, "    CPU%-25d %-5s %-9s %15s %9s %14.1f\n", c, "", "",
+				fmt_thousands(num, sizeof(num), row->cpu_count[c]), "-",
+				rate(row->cpu_count[c], r->elapsed - r->paused_secs));
 	}
 	fprintf(f, "\n %13.6f seconds elapsed", r->elapsed);
 	if (r->paused_secs > 0)
 		fprintf(f, " (counting paused for %.3f s)", r->paused_secs);
-	fputs("\n\n", f);
+	fputs("\n", f);
+	for (int i = 0; i < r->n; i++)
+		if (r->rows[i].missed) {
+			fputs(" missed: hits the kernel did not let the program see (a tracepoint fired "
+			      "while its program ran on the same CPU); count + missed = hits\n", f);
+			break;
+		}
+	fputs("\n", f);
 	fflush(f);
+}
+
+/* A CPU list without the separator in it: ranges joined by spaces. */
+static void csv_cpulist(char *buf, size_t len, const struct tpstat_row *row)
+{
+	fmt_cpulist(buf, len, row->cpus, row->cpu_words);
+	for (char *p = buf; *p; p++)
+		if (*p == ',')
+			*p = ' ';
+}
+
+/*
+ * [TIME,] [CPU,] COUNT, MISSED, TRACEPOINT, KIND, MODULE, RATE, CPUS [, NOISE%]: TIME in
+ * interval lines (whose values are deltas), CPU with -A ("all", then "CPU<n>" rows whose
+ * MISSED is empty: the kernel counts misses per program, not per CPU), NOISE with -r.
+ */
+void fmt_csv(FILE *f, const struct tpstat_report *r)
+{
+	const char *s = r->csv;
+	char cpus[256];
+
+	for (int i = 0; i < r->n; i++) {
+		const struct tpstat_row *row = &r->rows[i];
+		__u64 count = r->final ? row->count : row->delta;
+		__u64 missed = r->final ? row->missed : row->missed_delta;
+		double span = r->final ? r->elapsed - r->paused_secs : r->span;
+
+		csv_cpulist(cpus, sizeof(cpus), row);
+		if (!r->final)
+			fprintf(f, "%.3f%s", r->elapsed, s);
+		if (r->per_cpu)
+			fprintf(f, "all%s", s);
+		fprintf(f, "%llu%s%llu%s", (unsigned long long)count, s, (unsigned long long)missed, s);
+		fprintf(f, "%s%s%s%s%s%s", row->name, s, tp_kind_name(row->kind), s, row->module, s);
+		fprintf(f, "%.1f%s%s", rate(count, span), s, cpus);
+		if (row->nruns) {
+			double mean, sd, noise;
+
+			fmt_run_stats(row->runs, row->nruns, &mean, &sd, &noise);
+			fprintf(f, "%s%.2f%%", s, noise);
+		}
+		fputc('\n', f);
+		for (int c = 0; row->cpu_count && c < row->ncpu; c++) {
+			__u64 v = r->final ? row->cpu_count[c] : row->cpu_delta[c];
+
+			if (!r->final)
+				fprintf(f, "%.3f%s", r->elapsed, s);
+			fprintf(f, "CPU%d%s%llu%s%s", c, s, (unsigned long long)v, s, s);
+			fprintf(f, "%s%s%s%s%s%s", row->name, s, tp_kind_name(row->kind), s, row->module, s);
+			fprintf(f, "%.1f%s%d\n", rate(v, span), s, c);
+		}
+	}
+	fflush(f);
+}
+
+void fmt_run_stats(const __u64 *runs, int n, double *mean, double *stddev, double *noise_pct)
+{
+	double sum = 0, sq = 0;
+
+	*mean = *stddev = *noise_pct = 0;
+	if (n <= 0)
+		return;
+	for (int k = 0; k < n; k++)
+		sum += (double)runs[k];
+	*mean = sum / n;
+	if (n < 2)
+		return;
+	for (int k = 0; k < n; k++)
+		sq += ((double)runs[k] - *mean) * ((double)runs[k] - *mean);
+	*stddev = sqrt(sq / (n - 1));
+	/* perf stat's "+- x%": the standard deviation of the mean, relative to the mean. */
+	if (*mean > 0)
+		*noise_pct = 100.0 * (*stddev / sqrt(n)) / *mean;
 }

@@ -17,6 +17,15 @@ struct tpstat_row {
 	const __u64 *cpus;	/* bitmap of CPUs that hit it */
 	int cpu_words;
 	int first_cpu;		/* -1 when not hit yet */
+	__u64 missed;		/* hits the kernel did not let the program see (recursion_misses) */
+	__u64 missed_delta;	/* since the previous report */
+	/* With -A: the count (cumulative) and delta of each CPU 0 .. ncpu-1; NULL without. */
+	const __u64 *cpu_count;
+	const __u64 *cpu_delta;
+	int ncpu;
+	/* With -r: each run's count; nruns 0 without. */
+	const __u64 *runs;
+	int nruns;
 };
 
 struct tpstat_report {
@@ -28,6 +37,9 @@ struct tpstat_report {
 	bool final;
 	bool paused;		/* counting is paused now */
 	const char *command;	/* what ran, or NULL for system wide */
+	const char *target;	/* what counted: "system wide", "its process tree", "PID 42", ... */
+	const char *csv;	/* -x SEP: CSV with this separator; NULL for a table */
+	bool per_cpu;		/* -A: a row per CPU too */
 	int n;
 	const struct tpstat_row *rows;
 };
@@ -41,5 +53,9 @@ void fmt_json(FILE *f, const struct tpstat_report *r);
 void fmt_interval_header(FILE *f);
 void fmt_interval(FILE *f, const struct tpstat_report *r);
 void fmt_table(FILE *f, const struct tpstat_report *r);
+/* -x SEP: one line per tracepoint (and CPU with -A); the column order is in tpstat(8). */
+void fmt_csv(FILE *f, const struct tpstat_report *r);
+/* Mean, sample standard deviation and perf stat's noise (stddev of the mean, % of it). */
+void fmt_run_stats(const __u64 *runs, int n, double *mean, double *stddev, double *noise_pct);
 
 #endif /* __BAREATOM_TPSTAT_FMT_H */

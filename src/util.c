@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -244,4 +245,42 @@ void util_end_command(pid_t child)
 		return;
 	kill(child, SIGTERM);
 	waitpid(child, &ws, 0);
+}
+
+pid_t util_start_command_gated(const char *prog, char **argv, const sigset_t *orig, int *gate)
+{
+	int fds[2];
+	pid_t pid;
+	char go;
+
+	if (pipe(fds))
+		return -1;
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);	/* no other child may hold the gate open */
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid) {
+		close(fds[0]);
+		*gate = fds[1];
+		return pid;
+	}
+	close(fds[1]);
+	sigprocmask(SIG_SETMASK, orig, NULL);
+	/* Nothing of CMD runs before the caller says go: EOF without a byte means give up. */
+	if (read(fds[0], &go, 1) != 1)
+		_exit(127);
+	close(fds[0]);
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: cannot run %s: %s\n", prog, argv[0], strerror(errno));
+	_exit(127);
+}
+
+void util_release_command(int gate, bool go)
+{
+	if (go && write(gate, "g", 1) != 1)
+		go = false;
+	close(gate);
 }

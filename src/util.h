@@ -74,6 +74,14 @@ void util_join_command(char **argv, char *buf, size_t len);
 pid_t util_start_command(const char *prog, char **argv, const sigset_t *orig);
 
 /*
+ * Like util_start_command, but the child waits before exec until util_release_command(*gate,
+ * true): the caller can make it a target (tpstat -- CMD counts CMD's process tree) before
+ * CMD runs a single instruction. util_release_command(*gate, false) makes it exit 127.
+ */
+pid_t util_start_command_gated(const char *prog, char **argv, const sigset_t *orig, int *gate);
+void util_release_command(int gate, bool go);
+
+/*
  * Split "PROG [OPTION...] -- CMD [ARG...]" at the first "--": returns CMD's argv (NULL
  * when there is no "--" or nothing after it) and shortens *argc to the options before it.
  */

@@ -21,8 +21,8 @@ is "$(field "$out" tpgen_a .bare)/$(field "$out" tpgen_a .module)" "true/tpgen" 
 
 # All CPUs at once, with 0.2 s intervals: totals exact, deltas add up to them.
 a0=$(tpgen_stat tpgen_a) b0=$(tpgen_stat tpgen_b)
-out=$(tpstat -j -i 0.2 tpgen_a tpgen_b -- sh -c "echo tpgen_a 300000 all > $TPGEN/fire; sleep 0.3; echo tpgen_b 120000 all > $TPGEN/fire; sleep 0.3")
-ok $? "tpstat -j -i 0.2 while firing on all CPUs exits 0"
+out=$(tpstat -a -j -i 0.2 tpgen_a tpgen_b -- sh -c "echo tpgen_a 300000 all > $TPGEN/fire; sleep 0.3; echo tpgen_b 120000 all > $TPGEN/fire; sleep 0.3")
+ok $? "tpstat -a -j -i 0.2 while firing on all CPUs exits 0"
 fa=$(( $(tpgen_stat tpgen_a) - a0 )) fb=$(( $(tpgen_stat tpgen_b) - b0 ))
 is "$fa/$fb" "$((300000 * ncpu))/$((120000 * ncpu))" "tpgen fired on all $ncpu CPUs"
 is "$(field "$out" tpgen_a .count)" "$fa" "tpgen_a counted exactly under all-CPU contention"
@@ -73,9 +73,9 @@ is "$(tpstat -l -j 'pelt_*' | jq -r 'map(.name) | sort | join(",")')" \
 
 # perf sees sched_switch as an event: the same command counted by both agrees within 1%.
 # pingpong on one CPU: every round trip is two context switches.
-out=$(tpstat -j sched_switch -- perf stat -a -x, -e sched:sched_switch -o /tmp/perf.csv -- \
+out=$(tpstat -a -j sched_switch -- perf stat -a -x, -e sched:sched_switch -o /tmp/perf.csv -- \
 	taskset -c 0 pingpong 50000)
-ok $? "tpstat -- perf stat -a -e sched:sched_switch ran"
+ok $? "tpstat -a -- perf stat -a -e sched:sched_switch ran"
 t=$(field "$out" sched_switch .count)
 p=$(awk -F, '/sched:sched_switch/ { print $1 }' /tmp/perf.csv)
 diag "sched_switch: tpstat $t, perf $p"
