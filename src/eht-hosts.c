@@ -143,7 +143,7 @@ static const char doc[] =
 
 static const struct argp_option opts[] = {
 	{ "watch", 'w', NULL, 0, "Print hosts as they come, change and go", 0 },
-	{ "interval", 'i', "SECS", 0, "With -w: look for changes every SECS seconds (default 1)", 0 },
+	{ "interval", 'i', "SECS", 0, "With -w: look for changes every SECS seconds (>= 0.001, default 1)", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
 	{ "json", 'j', NULL, 0, "JSON output, one object per line", 0 },
 	{ "show", 's', NULL, 0, "Print the table of the running eht-hosts (from its pins) and exit", 0 },
@@ -167,8 +167,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.verbose = true;
 		break;
 	case 'i':
-		if (util_parse_seconds(arg, &env.interval))
-			util_usage_error("eht-hosts", "invalid interval '%s': a number of seconds > 0", arg);
+		env.interval = util_parse_interval("eht-hosts", arg);
 		break;
 	case 'd':
 		if (util_parse_seconds(arg, &env.duration))
@@ -769,8 +768,7 @@ static int run(struct state *s)
 			if (diff(&prev, &cur, now - start, !env.json) && env.json)
 				print_json(&cur, tick, false);
 			tmp = prev, prev = cur, cur = tmp;
-			while (next_tick <= now)
-				next_tick += env.interval;
+			next_tick = util_next_tick(start, env.interval, now);
 		}
 	}
 

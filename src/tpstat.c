@@ -24,6 +24,8 @@
 
 #define PIN_DIR "/sys/fs/bpf/bareatom/tpstat"
 #define EXIT_USAGE 2
+/* The most intervals -c takes: interval numbers are ints, the final line is one more. */
+#define MAX_COUNT 1000000000L
 
 static struct env {
 	bool list;
@@ -68,8 +70,8 @@ enum { OPT_PIN = 256 };
 
 static const struct argp_option opts[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (optionally matching GLOB)", 0 },
-	{ "interval", 'i', "SECS", 0, "Print deltas every SECS seconds (fractions allowed)", 0 },
-	{ "count", 'c', "COUNT", 0, "Stop after COUNT intervals (needs -i)", 0 },
+	{ "interval", 'i', "SECS", 0, "Print deltas every SECS seconds (fractions allowed, >= 0.001)", 0 },
+	{ "count", 'c', "COUNT", 0, "Stop after COUNT intervals (needs -i; at most 1000000000)", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under " PIN_DIR " while running", 0 },
@@ -95,8 +97,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.pin = true;
 		break;
 	case 'i':
-		if (util_parse_seconds(arg, &env.interval))
-			util_usage_error("tpstat", "invalid interval '%s': a number of seconds > 0", arg);
+		env.interval = util_parse_interval("tpstat", arg);
 		break;
 	case 'd':
 		if (util_parse_seconds(arg, &env.duration))
@@ -107,6 +108,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.count = strtol(arg, &end, 10);
 		if (errno || end == arg || *end || env.count <= 0)
 			util_usage_error("tpstat", "invalid count '%s': a whole number > 0", arg);
+		if (env.count > MAX_COUNT)
+			util_usage_error("tpstat", "count %s is above the maximum of %ld intervals",
+					 arg, MAX_COUNT);
 		break;
 	case ARGP_KEY_ARG:
 		if (env.list) {
@@ -121,7 +125,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			if (!strcmp(env.names[i], arg))
 				util_usage_error("tpstat", "tracepoint '%s' is named twice", arg);
 		if (strlen(arg) >= TP_NAME_LEN)
-			util_usage_error("tpstat", "tracepoint name too long: '%.40s...'", arg);
+			util_usage_error("tpstat", "tracepoint name too long (%zu bytes, at most %d): "
+					 "'%.40s...'", strlen(arg), TP_NAME_LEN - 1, arg);
 		env.names[env.n++] = arg;
 		break;
 	case ARGP_KEY_END:
@@ -390,8 +395,7 @@ static int run(struct state *s)
 			r.paused = s->skel->bss->paused;
 			report(s, &r);
 			last = now;
-			while (next_tick <= now)
-				next_tick += env.interval;
+			next_tick = util_next_tick(start, env.interval, now);
 			if (env.count && r.interval >= env.count)
 				stop = true;
 		}

@@ -136,6 +136,39 @@ int util_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+double util_parse_interval(const char *prog, const char *arg)
+{
+	bool tiny;
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	/* strtod flags an underflow (1e-400, 0x1p-1074) with ERANGE: a positive, tiny interval. */
+	tiny = errno == ERANGE && end != arg && !*end && !signbit(v) && v < 1;
+	if (!tiny && (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > 1e7))
+		util_usage_error(prog, "invalid interval '%s': a number of seconds > 0", arg);
+	if (tiny || v < UTIL_MIN_INTERVAL)
+		util_usage_error(prog, "interval %s s is below the minimum of %g s", arg,
+				 UTIL_MIN_INTERVAL);
+	return v;
+}
+
+double util_next_tick(double start, double interval, double now)
+{
+	double ticks = (now - start) / interval, next;
+	long long k = 1;
+
+	/* At most 1e7 s / 1 ms = 1e10 ticks: a long long holds them (no libm floor needed). */
+	if (ticks > 0)
+		k = (long long)ticks + 1;
+	next = start + (double)k * interval;
+	/* Rounding can leave start + k * interval at or below now: one more step. */
+	if (next <= now)
+		next = start + (double)(k + 1) * interval;
+	return next;
+}
+
 double util_now(void)
 {
 	struct timespec ts;
