@@ -56,7 +56,7 @@ double util_parse_interval(const char *prog, const char *arg);
  */
 double util_next_tick(double start, double interval, double now);
 
-/* Print @s as a JSON string, quoted and escaped. */
+/* Print @s as a JSON string, quoted and escaped, always valid UTF-8 (U+FFFD for bad bytes). */
 void util_json_string(FILE *f, const char *s);
 
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
@@ -82,7 +82,7 @@ bool util_reap_command(pid_t *child, int *status);
 /* Stop a command still running when counting ends: SIGTERM, then wait for it. */
 void util_end_command(pid_t child);
 
-/* "ARG0 ARG1 ...", cut to fit @len: how a command is named in output. */
+/* "ARG0 ARG1 ...", cut to fit @len between characters: how a command is named in output. */
 void util_join_command(char **argv, char *buf, size_t len);
 
 /*
