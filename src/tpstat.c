@@ -240,7 +240,7 @@ static void snapshot(struct state *s, __u64 *totals)
 
 	for (int i = 0; i < env.n; i++)
 		totals[i] = 0;
-	for (int slot = 0; slot < TPSTAT_SLOTS; slot++)
+	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
 		for (int i = 0; i < env.n; i++)
 			totals[i] += __atomic_load_n(&bss->slots[slot].count[i], __ATOMIC_RELAXED);
 	for (int i = 0; i < env.n; i++) {
@@ -249,6 +249,7 @@ static void snapshot(struct state *s, __u64 *totals)
 		for (int w = 0; w < TPSTAT_CPU_WORDS; w++)
 			s->cpus[i][w] = __atomic_load_n(&bss->tps[i].cpus[w], __ATOMIC_RELAXED);
 		s->rows[i].first_cpu = first ? (int)(first - 1) : -1;
+		s->rows[i].cpus_truncated = __atomic_load_n(&bss->tps[i].cpus_beyond, __ATOMIC_RELAXED);
 	}
 }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
 #include <string.h>
 #include "tpstat_fmt.h"
 #include "util.h"
@@ -49,6 +50,24 @@ const char *fmt_thousands(char *buf, size_t len, __u64 v)
 	return buf;
 }
 
+/*
+ * The CPU list of @row, allocated to fit (a sparse set of thousands of CPUs is longer than
+ * any fixed buffer), with a marker when the set is incomplete; NULL when out of memory.
+ */
+static char *cpulist(const struct tpstat_row *row)
+{
+	char one[1], *buf;
+	int len = fmt_cpulist(one, sizeof(one), row->cpus, row->cpu_words);
+
+	buf = malloc(len + 32);
+	if (!buf)
+		return NULL;
+	fmt_cpulist(buf, len + 1, row->cpus, row->cpu_words);
+	if (row->cpus_truncated)
+		snprintf(buf + len, 32, " (and CPUs >= %d)", row->cpu_words * 64);
+	return buf;
+}
+
 static double rate(__u64 delta, double span)
 {
 	return span > 0 ? (double)delta / span : 0.0;
@@ -82,7 +101,10 @@ void fmt_json(FILE *f, const struct tpstat_report *r)
 			fprintf(f, "%s%d", first ? "" : ",", cpu);
 			first = 0;
 		}
-		fputs("],\"first_cpu\":", f);
+		fputs("]", f);
+		if (row->cpus_truncated)
+			fputs(",\"cpus_truncated\":true", f);
+		fputs(",\"first_cpu\":", f);
 		if (row->first_cpu >= 0)
 			fprintf(f, "%d}", row->first_cpu);
 		else
@@ -101,22 +123,23 @@ void fmt_interval_header(FILE *f)
 
 void fmt_interval(FILE *f, const struct tpstat_report *r)
 {
-	char num[32], cpus[256];
+	char num[32];
 
 	for (int i = 0; i < r->n; i++) {
 		const struct tpstat_row *row = &r->rows[i];
+		char *cpus = cpulist(row);
 
-		fmt_cpulist(cpus, sizeof(cpus), row->cpus, row->cpu_words);
 		fprintf(f, "%13.3f  %-28s %-5s %15s %14.1f  %s%s\n", r->elapsed, row->name,
 			tp_kind_name(row->kind), fmt_thousands(num, sizeof(num), row->delta),
-			rate(row->delta, r->span), cpus, r->paused ? "  [paused]" : "");
+			rate(row->delta, r->span), cpus ? cpus : "?", r->paused ? "  [paused]" : "");
+		free(cpus);
 	}
 	fflush(f);
 }
 
 void fmt_table(FILE *f, const struct tpstat_report *r)
 {
-	char num[32], cpus[256];
+	char num[32];
 
 	fputc('\n', f);
 	if (r->command)
@@ -127,14 +150,14 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 		"rate/s", "cpus (first)");
 	for (int i = 0; i < r->n; i++) {
 		const struct tpstat_row *row = &r->rows[i];
-		char first[16] = "";
+		char first[16] = "", *cpus = cpulist(row);
 
-		fmt_cpulist(cpus, sizeof(cpus), row->cpus, row->cpu_words);
 		if (row->first_cpu >= 0)
 			snprintf(first, sizeof(first), " (%d)", row->first_cpu);
 		fprintf(f, "  %-28s %-5s %-9s %15s %14.1f  %s%s\n", row->name, tp_kind_name(row->kind),
 			row->module, fmt_thousands(num, sizeof(num), row->count),
-			rate(row->count, r->elapsed - r->paused_secs), cpus, first);
+			rate(row->count, r->elapsed - r->paused_secs), cpus ? cpus : "?", first);
+		free(cpus);
 	}
 	fprintf(f, "\n %13.6f seconds elapsed", r->elapsed);
 	if (r->paused_secs > 0)
