@@ -147,6 +147,8 @@ $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 $(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(BUILD)/util.o
 $(BUILD)/tests/unit/cookie-proto: $(BUILD)/cookie_proto.o
 $(BUILD)/tests/unit/cookie-store: $(BUILD)/cookie_store.o
+$(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(BUILD)/util.o
+$(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(BUILD)/util.o
 
 # libFuzzer targets: clang with the fuzzer, address and undefined sanitizers.
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(wildcard tests/fuzz/*.c))

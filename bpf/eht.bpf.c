@@ -30,6 +30,17 @@ struct {
 	__type(value, struct eht_host);
 } hosts SEC(".maps");
 
+/*
+ * The hosts that did not fit in `hosts`: each is counted in stats.lost once, the first
+ * time, and not again at each of its later events (every one tries to store it anew).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EHT_MAX_HOSTS);
+	__type(key, struct eht_key);
+	__type(value, __u8);
+} lost_hosts SEC(".maps");
+
 struct eht_stats stats;
 /* Cookies handed out so far; the next one is this plus one. */
 __u64 cookie_seq;
@@ -110,7 +121,7 @@ static __always_inline struct eht_host *store_host(struct eht_key *k, struct net
 {
 	struct eht_host v = {};
 	__u64 now = bpf_ktime_get_ns();
-	long err;
+	int err;
 
 	v.cookie = eht_cookie();
 	v.first_ns = now;
@@ -119,9 +130,17 @@ static __always_inline struct eht_host *store_host(struct eht_key *k, struct net
 	v.sources = sources;
 	v.flags = flags;
 	BPF_CORE_READ_STR_INTO(&v.port, dev, name);
-	err = bpf_map_update_elem(&hosts, k, &v, update_flags);
+	/*
+	 * 6.1 inlines the update into a call of the map's int-returning op, so the upper half
+	 * of the result is not a sign extension (-EEXIST reads 0xffffffef): compare the int.
+	 */
+	err = (int)bpf_map_update_elem(&hosts, k, &v, update_flags);
 	if (err && err != -EEXIST) {
-		atomic_add(&stats.lost, 1);
+		__u8 one = 1;
+
+		/* Only -EEXIST says it was counted: when lost_hosts is full too, count anyway. */
+		if ((int)bpf_map_update_elem(&lost_hosts, k, &one, BPF_NOEXIST) != -EEXIST)
+			atomic_add(&stats.lost, 1);
 		return NULL;
 	}
 	return bpf_map_lookup_elem(&hosts, k);

@@ -72,7 +72,7 @@ enum eht_event {
 struct eht_stats {
 	__u64 events[EHT_EV_NR];	/* hits per tracepoint */
 	__u64 adopted;		/* hosts first seen after their creation */
-	__u64 lost;		/* host entries that could not be stored (map full) */
+	__u64 lost;		/* hosts that could not be stored (map full), each once */
 };
 
 #endif /* __BAREATOM_EHT_H */

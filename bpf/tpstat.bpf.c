@@ -13,10 +13,13 @@
 #include "atomics.h"
 #include "tpstat.h"
 
-/* Set before load: which events count (enum tpstat_filter) and whether forks extend it. */
+/* Set before load: which events count (enum tpstat_filter). */
 const volatile __u32 filter = TPSTAT_FILTER_NONE;
 
-struct tpstat_slot slots[TPSTAT_SLOTS];
+#define TPSTAT_NOW() bpf_ktime_get_ns()
+#include "tpstat_count.h"
+
+struct tpstat_slot slots[TPSTAT_NR_SLOTS];
 struct tpstat_tp tps[TPSTAT_MAX_TP];
 /*
  * Set by user space on SIGUSR1, for observers (bpftool map dump): the programs never read it.
@@ -62,33 +65,9 @@ static __always_inline bool wanted(void)
 
 static __always_inline int count_tp(const int idx)
 {
-	struct tpstat_tp *tp = &tps[idx];
-	__u32 cpu, word;
-	__u64 bit, old;
-
 	if (!wanted())
 		return 0;
-	cpu = bpf_get_smp_processor_id();
-	/*
-	 * The fetch-add's old value says whether this is the slot's first event: only then
-	 * is the CPU added to the set and the first CPU claimed, so the common path is one
-	 * atomic and one branch.
-	 */
-	old = atomic_fetch_add(&slots[cpu & (TPSTAT_SLOTS - 1)].count[idx], 1);
-	if (old && cpu < TPSTAT_SLOTS)
-		return 0;
-
-	/* CPUs past TPSTAT_SLOTS share slots: they check the set themselves. */
-	word = (cpu / 64) & (TPSTAT_CPU_WORDS - 1);
-	bit = 1ULL << (cpu & 63);
-	if (*(volatile __u64 *)&tp->cpus[word] & bit)
-		return 0;
-	old = atomic_fetch_or(&tp->cpus[word], bit);
-	if (!(old & bit))
-		atomic_add(&tp->ncpus, 1);
-	if (!*(volatile __u64 *)&tp->first_cpu &&
-	    atomic_set_once(&tp->first_cpu, (__u64)cpu + 1))
-		tp->first_ns = bpf_ktime_get_ns();
+	tpstat_count(slots, &tps[idx], idx, bpf_get_smp_processor_id());
 	return 0;
 }
 

@@ -62,8 +62,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'd':
 		errno = 0;
 		env.duration = strtol(arg, &end, 10);
-		if (errno || *end || end == arg || env.duration <= 0)
-			argp_error(state, "invalid duration '%s': a whole number of seconds > 0", arg);
+		/* alarm() takes an unsigned int: a larger -d would wrap, 2^32 to no alarm at all. */
+		if (errno || *end || end == arg || env.duration <= 0 || env.duration > 10000000)
+			argp_error(state, "invalid duration '%s': a whole number of seconds, 1 to 10000000",
+				   arg);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s' (a command goes after --)", arg);

@@ -127,7 +127,8 @@ static const char doc[] =
 "for each interval in which something changed (\"interval\" numbers the\n"
 "intervals from 1, so quiet ones leave gaps), then the final line. -s\n"
 "prints one line with \"final\":false: the tracing goes on. \"lost\" counts\n"
-"hosts that did not fit in the table (16384 rows).\n"
+"hosts that did not fit in the table (16384 rows), each (port, group, host)\n"
+"once.\n"
 "\n"
 "EXIT STATUS\n"
 "0 on success; 1 for runtime errors, among them a kernel without the\n"
@@ -144,7 +145,7 @@ static const char doc[] =
 
 static const struct argp_option opts[] = {
 	{ "watch", 'w', NULL, 0, "Print hosts as they come, change and go", 0 },
-	{ "interval", 'i', "SECS", 0, "With -w: look for changes every SECS seconds (default 1)", 0 },
+	{ "interval", 'i', "SECS", 0, "With -w: look for changes every SECS seconds (>= 0.001, default 1)", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
 	{ "json", 'j', NULL, 0, "JSON output, one object per line", 0 },
 	{ "show", 's', NULL, 0, "Print the table of the running eht-hosts (from its pins) and exit", 0 },
@@ -168,8 +169,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.verbose = true;
 		break;
 	case 'i':
-		if (util_parse_seconds(arg, &env.interval))
-			util_usage_error("eht-hosts", "invalid interval '%s': a number of seconds > 0", arg);
+		env.interval = util_parse_interval("eht-hosts", arg);
 		break;
 	case 'd':
 		if (util_parse_seconds(arg, &env.duration))
@@ -327,48 +327,86 @@ static int read_counters(const struct source *src, struct snap *s)
 	return 0;
 }
 
+/* Room for @need more rows in @s. */
+static int snap_reserve(struct snap *s, size_t need)
+{
+	size_t cap = s->cap ? s->cap : 64;
+	struct row *rows;
+
+	while (cap - s->n < need)
+		cap *= 2;
+	if (cap == s->cap)
+		return 0;
+	rows = realloc(s->rows, cap * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	s->rows = rows;
+	s->cap = cap;
+	return 0;
+}
+
 /*
- * Copy the table. Entries can come and go while we walk it; a key deleted under us
- * restarts the walk from the start, so duplicates are dropped and the walk is bounded.
+ * Copy the table with batched lookups. A hash map's batch walk goes bucket by bucket,
+ * each copied whole under its lock, so entries can come and go meanwhile without the
+ * walk restarting (as get_next_key does after a deletion): every host that is there
+ * for the whole walk is copied exactly once, however full the table.
  */
 static int take_snapshot(const struct source *src, struct snap *s)
 {
-	struct eht_key key, next, *prev = NULL;
-	size_t steps = 0, out = 0;
-	int err;
+	size_t chunk = 1024;	/* rows per call; a bucket must fit in one (ENOSPC if not) */
+	struct eht_key *keys = NULL;
+	struct eht_host *vals = NULL;
+	__u32 batch, count;
+	bool first = true;
+	int err = 0;
 
 	s->n = 0;
 	s->ts = util_wallclock();
 	s->mono_ns = mono_ns();
-	while (steps++ < 2 * EHT_MAX_HOSTS) {
-		struct row r;
-
-		if (bpf_map_get_next_key(src->hosts_fd, prev, &next))
-			break;
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(src->hosts_fd, &key, &r.v))
-			continue;	/* gone meanwhile */
-		r.k = key;
-		if (s->n == s->cap) {
-			size_t cap = s->cap ? 2 * s->cap : 64;
-			struct row *rows = realloc(s->rows, cap * sizeof(*rows));
-
-			if (!rows)
-				return -ENOMEM;
-			s->rows = rows;
-			s->cap = cap;
+	for (;;) {
+		if (!keys) {
+			keys = calloc(chunk, sizeof(*keys));
+			vals = calloc(chunk, sizeof(*vals));
+			if (!keys || !vals) {
+				err = -ENOMEM;
+				break;
+			}
 		}
-		s->rows[s->n++] = r;
+		count = chunk;
+		err = bpf_map_lookup_batch(src->hosts_fd, first ? NULL : &batch, &batch, keys, vals,
+					   &count, NULL);
+		if (err && errno == ENOSPC && chunk < EHT_MAX_HOSTS * 4) {
+			/* A bucket larger than the buffer: the same call again, with more room. */
+			free(keys), free(vals);
+			keys = NULL, vals = NULL;
+			chunk *= 2;
+			continue;
+		}
+		if (err && errno != ENOENT) {
+			err = -errno;
+			break;
+		}
+		if (snap_reserve(s, count)) {
+			err = -ENOMEM;
+			break;
+		}
+		for (__u32 i = 0; i < count; i++, s->n++) {
+			s->rows[s->n].k = keys[i];
+			s->rows[s->n].v = vals[i];
+		}
+		if (err) {	/* ENOENT: that was the last bucket */
+			err = 0;
+			break;
+		}
+		first = false;
 	}
+	free(keys);
+	free(vals);
+	if (err)
+		return err;
 	if (s->n)
 		qsort(s->rows, s->n, sizeof(*s->rows), row_cmp);
-	for (size_t i = 0; i < s->n; i++)
-		if (!out || key_cmp(&s->rows[out - 1].k, &s->rows[i].k))
-			s->rows[out++] = s->rows[i];
-	s->n = out;
-	err = read_counters(src, s);
-	return err;
+	return read_counters(src, s);
 }
 
 /* ------------------------------------------------------------------ output */
@@ -687,8 +725,7 @@ static int run(struct state *s)
 			if (diff(&prev, &cur, now - start, !env.json) && env.json)
 				print_json(&cur, tick, false);
 			tmp = prev, prev = cur, cur = tmp;
-			while (next_tick <= now)
-				next_tick += env.interval;
+			next_tick = util_next_tick(start, env.interval, now);
 		}
 	}
 

@@ -31,6 +31,8 @@
 
 #define PIN_DIR "/sys/fs/bpf/bareatom/tpstat"
 #define EXIT_USAGE 2
+/* The most intervals -c takes: interval numbers are ints, the final line is one more. */
+#define MAX_COUNT 1000000000L
 
 #define MAX_TARGETS 256	/* PIDs or TIDs on the command line */
 #define MAX_REPEAT 10000
@@ -97,8 +99,8 @@ static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Count only these processes (comma-separated; threads included)", 0 },
 	{ "tid", 't', "TID", 0, "Count only these threads (comma-separated)", 0 },
 	{ "cgroup", 'G', "CGROUP", 0, "Count only tasks in this cgroup v2 and its descendants", 0 },
-	{ "interval", 'i', "SECS", 0, "Print deltas every SECS seconds (fractions allowed)", 0 },
-	{ "count", 'c', "COUNT", 0, "Stop after COUNT intervals (needs -i)", 0 },
+	{ "interval", 'i', "SECS", 0, "Print deltas every SECS seconds (fractions allowed, >= 0.001)", 0 },
+	{ "count", 'c', "COUNT", 0, "Stop after COUNT intervals (needs -i; at most 1000000000)", 0 },
 	{ "summary", OPT_SUMMARY, NULL, 0, "With -i: print the totals after the intervals", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
 	{ "repeat", 'r', "N", 0, "Run CMD N times: mean and noise per tracepoint", 0 },
@@ -183,8 +185,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 					 arg, MAX_REPEAT);
 		break;
 	case 'i':
-		if (util_parse_seconds(arg, &env.interval))
-			util_usage_error("tpstat", "invalid interval '%s': a number of seconds > 0", arg);
+		env.interval = util_parse_interval("tpstat", arg);
 		break;
 	case 'd':
 		if (util_parse_seconds(arg, &env.duration))
@@ -195,6 +196,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.count = strtol(arg, &end, 10);
 		if (errno || end == arg || *end || env.count <= 0)
 			util_usage_error("tpstat", "invalid count '%s': a whole number > 0", arg);
+		if (env.count > MAX_COUNT)
+			util_usage_error("tpstat", "count %s is above the maximum of %ld intervals",
+					 arg, MAX_COUNT);
 		break;
 	case ARGP_KEY_ARG:
 		if (env.list) {
@@ -209,7 +213,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			if (!strcmp(env.names[i], arg))
 				util_usage_error("tpstat", "tracepoint '%s' is named twice", arg);
 		if (strlen(arg) >= TP_NAME_LEN)
-			util_usage_error("tpstat", "tracepoint name too long: '%.40s...'", arg);
+			util_usage_error("tpstat", "tracepoint name too long (%zu bytes, at most %d): "
+					 "'%.40s...'", strlen(arg), TP_NAME_LEN - 1, arg);
 		env.names[env.n++] = arg;
 		break;
 	case ARGP_KEY_END:
@@ -319,7 +324,7 @@ static int resolve_names(const struct tp_list *l, const struct tp_info **tps)
 
 /* What the kernel counted for each tracepoint: per-CPU slots and the program's misses. */
 struct counts {
-	__u64 slot[TPSTAT_MAX_TP][TPSTAT_SLOTS];
+	__u64 slot[TPSTAT_MAX_TP][TPSTAT_NR_SLOTS];
 	__u64 missed[TPSTAT_MAX_TP];
 };
 
@@ -362,7 +367,7 @@ static void read_raw(struct state *s, struct counts *c)
 {
 	struct tpstat_bpf__bss *bss = s->skel->bss;
 
-	for (int slot = 0; slot < TPSTAT_SLOTS; slot++)
+	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
 		for (int i = 0; i < env.n; i++)
 			c->slot[i][slot] = __atomic_load_n(&bss->slots[slot].count[i], __ATOMIC_RELAXED);
 	for (int i = 0; i < env.n; i++)
@@ -373,7 +378,7 @@ static void read_raw(struct state *s, struct counts *c)
 static void sub_counts(struct counts *c, const struct counts *a, const struct counts *b)
 {
 	for (int i = 0; i < env.n; i++) {
-		for (int slot = 0; slot < TPSTAT_SLOTS; slot++)
+		for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
 			c->slot[i][slot] = a->slot[i][slot] - b->slot[i][slot];
 		c->missed[i] = a->missed[i] - b->missed[i];
 	}
@@ -382,7 +387,7 @@ static void sub_counts(struct counts *c, const struct counts *a, const struct co
 static void add_counts(struct counts *c, const struct counts *a)
 {
 	for (int i = 0; i < env.n; i++) {
-		for (int slot = 0; slot < TPSTAT_SLOTS; slot++)
+		for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
 			c->slot[i][slot] += a->slot[i][slot];
 		c->missed[i] += a->missed[i];
 	}
@@ -392,7 +397,7 @@ static __u64 total(const struct counts *c, int i)
 {
 	__u64 t = 0;
 
-	for (int slot = 0; slot < TPSTAT_SLOTS; slot++)
+	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
 		t += c->slot[i][slot];
 	return t;
 }
@@ -434,6 +439,7 @@ static void report(struct state *s, struct tpstat_report *r)
 		for (int w = 0; w < TPSTAT_CPU_WORDS; w++)
 			s->cpus[i][w] = __atomic_load_n(&bss->tps[i].cpus[w], __ATOMIC_RELAXED);
 		row->first_cpu = first ? (int)(first - 1) : -1;
+		row->cpus_truncated = __atomic_load_n(&bss->tps[i].cpus_beyond, __ATOMIC_RELAXED);
 		row->name = s->tps[i]->name;
 		row->module = s->tps[i]->module;
 		row->kind = s->tps[i]->kind;
@@ -642,8 +648,7 @@ static int run(struct state *s)
 			r.paused = s->paused;
 			report(s, &r);
 			last = now;
-			/* The next tick after now, in one step: no loop over missed ticks. */
-			next_tick = start + env.interval * (floor((now - start) / env.interval) + 1);
+			next_tick = util_next_tick(start, env.interval, now);
 			if (env.count && r.interval >= env.count)
 				stop = true;
 		}

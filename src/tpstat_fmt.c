@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tpstat_fmt.h"
 #include "util.h"
@@ -50,6 +51,24 @@ const char *fmt_thousands(char *buf, size_t len, __u64 v)
 	return buf;
 }
 
+/*
+ * The CPU list of @row, allocated to fit (a sparse set of thousands of CPUs is longer than
+ * any fixed buffer), with a marker when the set is incomplete; NULL when out of memory.
+ */
+static char *cpulist(const struct tpstat_row *row)
+{
+	char one[1], *buf;
+	int len = fmt_cpulist(one, sizeof(one), row->cpus, row->cpu_words);
+
+	buf = malloc(len + 32);
+	if (!buf)
+		return NULL;
+	fmt_cpulist(buf, len + 1, row->cpus, row->cpu_words);
+	if (row->cpus_truncated)
+		snprintf(buf + len, 32, " (and CPUs >= %d)", row->cpu_words * 64);
+	return buf;
+}
+
 static double rate(__u64 delta, double span)
 {
 	return span > 0 ? (double)delta / span : 0.0;
@@ -85,7 +104,10 @@ void fmt_json(FILE *f, const struct tpstat_report *r)
 			fprintf(f, "%s%d", first ? "" : ",", cpu);
 			first = 0;
 		}
-		fputs("],\"first_cpu\":", f);
+		fputs("]", f);
+		if (row->cpus_truncated)
+			fputs(",\"cpus_truncated\":true", f);
+		fputs(",\"first_cpu\":", f);
 		if (row->first_cpu >= 0)
 			fprintf(f, "%d", row->first_cpu);
 		else
@@ -124,16 +146,17 @@ void fmt_interval_header(FILE *f)
 
 void fmt_interval(FILE *f, const struct tpstat_report *r)
 {
-	char num[32], mnum[32], cpus[256];
+	char num[32], mnum[32];
 
 	for (int i = 0; i < r->n; i++) {
 		const struct tpstat_row *row = &r->rows[i];
+		char *cpus = cpulist(row);
 
-		fmt_cpulist(cpus, sizeof(cpus), row->cpus, row->cpu_words);
 		fprintf(f, "%13.3f  %-28s %-5s %15s %9s %14.1f  %s%s\n", r->elapsed, row->name,
 			tp_kind_name(row->kind), fmt_thousands(num, sizeof(num), row->delta),
 			fmt_thousands(mnum, sizeof(mnum), row->missed_delta),
-			rate(row->delta, r->span), cpus, r->paused ? "  [paused]" : "");
+			rate(row->delta, r->span), cpus ? cpus : "?", r->paused ? "  [paused]" : "");
+		free(cpus);
 		for (int c = 0; row->cpu_count && c < row->ncpu; c++)
 			fprintf(f, "%13.3f    CPU%-24d %-5s %15s %9s %14.1f\n", r->elapsed, c, "",
 				fmt_thousands(num, sizeof(num), row->cpu_delta[c]), "-",
@@ -144,7 +167,7 @@ void fmt_interval(FILE *f, const struct tpstat_report *r)
 
 void fmt_table(FILE *f, const struct tpstat_report *r)
 {
-	char num[32], mnum[32], cpus[256];
+	char num[32], mnum[32];
 	int nruns = r->n ? r->rows[0].nruns : 0;
 	const char *target = r->target ? r->target : "system wide";
 
@@ -160,10 +183,9 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 		"missed", "rate/s", nruns ? "noise" : "cpus (first)");
 	for (int i = 0; i < r->n; i++) {
 		const struct tpstat_row *row = &r->rows[i];
-		char first[16] = "";
+		char first[16] = "", *cpus;
 		double mean, sd, noise;
 
-		fmt_cpulist(cpus, sizeof(cpus), row->cpus, row->cpu_words);
 		if (row->first_cpu >= 0)
 			snprintf(first, sizeof(first), " (%d)", row->first_cpu);
 		if (row->nruns) {
@@ -175,10 +197,12 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 				rate(row->count, r->elapsed - r->paused_secs), noise);
 			continue;
 		}
+		cpus = cpulist(row);
 		fprintf(f, "  %-28s %-5s %-9s %15s %9s %14.1f  %s%s\n", row->name, tp_kind_name(row->kind),
 			row->module, fmt_thousands(num, sizeof(num), row->count),
 			fmt_thousands(mnum, sizeof(mnum), row->missed),
-			rate(row->count, r->elapsed - r->paused_secs), cpus, first);
+			rate(row->count, r->elapsed - r->paused_secs), cpus ? cpus : "?", first);
+		free(cpus);
 		for (int c = 0; row->cpu_count && c < row->ncpu; c++)
 			fprintf(f, "    CPU%-25d %-5s %-9s %15s %9s %14.1f\n", c, "", "",
 				fmt_thousands(num, sizeof(num), row->cpu_count[c]), "-",

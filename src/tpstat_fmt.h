@@ -16,6 +16,7 @@ struct tpstat_row {
 	__u64 delta;		/* since the previous report */
 	const __u64 *cpus;	/* bitmap of CPUs that hit it */
 	int cpu_words;
+	bool cpus_truncated;	/* a CPU >= cpu_words * 64 hit it too: the set cannot name it */
 	int first_cpu;		/* -1 when not hit yet */
 	__u64 missed;		/* hits the kernel did not let the program see (recursion_misses) */
 	__u64 missed_delta;	/* since the previous report */

@@ -137,6 +137,39 @@ int util_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+double util_parse_interval(const char *prog, const char *arg)
+{
+	bool tiny;
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	/* strtod flags an underflow (1e-400, 0x1p-1074) with ERANGE: a positive, tiny interval. */
+	tiny = errno == ERANGE && end != arg && !*end && !signbit(v) && v < 1;
+	if (!tiny && (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > 1e7))
+		util_usage_error(prog, "invalid interval '%s': a number of seconds > 0", arg);
+	if (tiny || v < UTIL_MIN_INTERVAL)
+		util_usage_error(prog, "interval %s s is below the minimum of %g s", arg,
+				 UTIL_MIN_INTERVAL);
+	return v;
+}
+
+double util_next_tick(double start, double interval, double now)
+{
+	double ticks = (now - start) / interval, next;
+	long long k = 1;
+
+	/* At most 1e7 s / 1 ms = 1e10 ticks: a long long holds them (no libm floor needed). */
+	if (ticks > 0)
+		k = (long long)ticks + 1;
+	next = start + (double)k * interval;
+	/* Rounding can leave start + k * interval at or below now: one more step. */
+	if (next <= now)
+		next = start + (double)(k + 1) * interval;
+	return next;
+}
+
 double util_now(void)
 {
 	struct timespec ts;
@@ -153,35 +186,119 @@ double util_wallclock(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-void util_json_string(FILE *f, const char *s)
+/*
+ * The length of the well-formed UTF-8 character at @s (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 when there is none; then *@bad is the length
+ * of its "maximal subpart" (the bytes that could still have begun a character), which is
+ * what one U+FFFD replaces in Unicode's recommended practice (and Python's "replace").
+ */
+static size_t utf8_char(const unsigned char *s, size_t *bad)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t need, i;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		need = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 4;
+	else
+		need = 0;	/* 80-c1 (a continuation, or an overlong lead) and f5-ff */
+	/* The second byte's range excludes overlongs, surrogates and code points > U+10FFFF. */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < need; i++, lo = 0x80, hi = 0xbf)
+		if (s[i] < lo || s[i] > hi)
+			break;
+	if (need && i == need)
+		return need;
+	*bad = i;
+	return 0;
+}
+
+/*
+ * JSON strings are UTF-8 (RFC 8259), but what we print comes from the system: command
+ * lines, names. Valid UTF-8 passes as is; each ill-formed subsequence becomes one
+ * \ufffd (U+FFFD REPLACEMENT CHARACTER), so the output always parses; '"' and '\\' are
+ * escaped, newline and tab as \n and \t, every other control byte (< 0x20, and 0x7f) as
+ * \u00XX.
+ */
+void util_json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	while (*s) {
+		size_t bad = 1, n = utf8_char(s, &bad);
+
+		if (!n) {
+			fputs("\\ufffd", f);
+			s += bad;
+		} else if (n > 1) {
+			fwrite(s, 1, n, f);
+			s += n;
+		} else {
+			if (*s == '"' || *s == '\\')
+				fprintf(f, "\\%c", *s);
+			else if (*s == '\n')
+				fputs("\\n", f);
+			else if (*s == '\t')
+				fputs("\\t", f);
+			else if (*s < 0x20 || *s == 0x7f)
+				fprintf(f, "\\u%04x", *s);
+			else
+				fputc(*s, f);
+			s++;
+		}
 	}
 	fputc('"', f);
 }
 
+/* Cut @buf (@n bytes) back to a character boundary: drop a last, incomplete character. */
+static void utf8_cut(char *buf, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)buf;
+	size_t i = n, need;
+
+	/* The start of the last character: at most 3 continuation bytes back. */
+	while (i > 0 && n - i < 4 && (s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (i == 0 || s[i - 1] < 0xc0)
+		return;
+	i--;
+	need = s[i] >= 0xf0 ? 4 : s[i] >= 0xe0 ? 3 : 2;
+	if (n - i < need)
+		buf[i] = '\0';
+}
 
 void util_join_command(char **argv, char *buf, size_t len)
 {
 	size_t o = 0;
 
-	if (len)
-		buf[0] = '\0';
-	for (char **a = argv; a && *a && o + 1 < len; a++)
-		o += snprintf(buf + o, len - o, "%s%s", o ? " " : "", *a);
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (char **a = argv; a && *a && o + 1 < len; a++) {
+		int w = snprintf(buf + o, len - o, "%s%s", o ? " " : "", *a);
+
+		if (w < 0)
+			break;
+		if ((size_t)w >= len - o) {
+			/* Cut to fit, but never inside a character: JSON output must stay UTF-8. */
+			utf8_cut(buf, len - 1);
+			break;
+		}
+		o += w;
+	}
 }
 
 pid_t util_start_command(const char *prog, char **argv, const sigset_t *orig)

@@ -38,7 +38,25 @@ int util_check_bpf(const char *prog, const char *needs_root_for);
 /* Parse a positive number of seconds ("2", "0.5"). Returns -1 when it is not one. */
 int util_parse_seconds(const char *s, double *out);
 
-/* Print @s as a JSON string, quoted and escaped. */
+/*
+ * The shortest -i the tools accept, 1 ms: a shorter interval only reports as fast as the
+ * loop can run, and one so short that start + interval == start never moves a tick on.
+ */
+#define UTIL_MIN_INTERVAL 0.001
+
+/*
+ * Parse -i SECS for @prog: a number of seconds, at least UTIL_MIN_INTERVAL. A usage error
+ * (one line, exit 2) when it is not one.
+ */
+double util_parse_interval(const char *prog, const char *arg);
+
+/*
+ * The first tick after @now of a clock ticking every @interval seconds from @start
+ * (start + k * interval, k >= 1), in a bounded number of steps however late @now is.
+ */
+double util_next_tick(double start, double interval, double now);
+
+/* Print @s as a JSON string, quoted and escaped, always valid UTF-8 (U+FFFD for bad bytes). */
 void util_json_string(FILE *f, const char *s);
 
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
@@ -64,7 +82,7 @@ bool util_reap_command(pid_t *child, int *status);
 /* Stop a command still running when counting ends: SIGTERM, then wait for it. */
 void util_end_command(pid_t child);
 
-/* "ARG0 ARG1 ...", cut to fit @len: how a command is named in output. */
+/* "ARG0 ARG1 ...", cut to fit @len between characters: how a command is named in output. */
 void util_join_command(char **argv, char *buf, size_t len);
 
 /*

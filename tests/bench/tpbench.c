@@ -180,7 +180,7 @@ static __u64 count_tpstat(void)
 {
 	__u64 sum = 0;
 
-	for (int i = 0; i < TPSTAT_SLOTS; i++)
+	for (int i = 0; i < TPSTAT_NR_SLOTS; i++)
 		sum += __atomic_load_n(&ts->bss->slots[i].count[0], __ATOMIC_RELAXED);
 	return sum;
 }

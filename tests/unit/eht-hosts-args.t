@@ -25,6 +25,8 @@ expect 2 "invalid interval 'abc'" -w -i abc
 expect 2 "invalid duration '-5'" -d -5
 expect 2 "invalid duration 'nan'" -d nan
 expect 2 "it needs -w" -i 1
+expect 2 "interval 1e-300 s is below the minimum of 0.001 s" -w -i 1e-300
+expect 2 "interval 0x1p-1074 s is below the minimum of 0.001 s" -w -i 0x1p-1074
 expect 2 "it takes only -j" -s -w
 expect 2 "it takes only -j" -s -d 1
 expect 2 "it takes only -j" -s -- true

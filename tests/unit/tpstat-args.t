@@ -9,10 +9,11 @@ usage_error() {
 	n=$((n + 1))
 	out=$(asnobody "$@" 2>&1 </dev/null)
 	rc=$?
-	if [ "$rc" = 2 ] && grep -q -- "$want" <<<"$out"; then
-		echo "ok $n - tpstat $* -> exit 2: $(head -n1 <<<"$out")"
+	# argp's own errors add its standard "Try `tpstat --help'" line.
+	if [ "$rc" = 2 ] && grep -q -- "$want" <<<"$out" && [ "$(grep -vc '^Try `' <<<"$out")" = 1 ]; then
+		echo "ok $n - tpstat $(cut -c1-100 <<<"$*") -> exit 2: $(head -n1 <<<"$out" | cut -c1-160)"
 	else
-		echo "not ok $n - tpstat $* -> want exit 2 and '$want', got $rc"
+		echo "not ok $n - tpstat $(cut -c1-100 <<<"$*") -> want exit 2 and one line '$want', got $rc"
 		printf '%s\n' "$out" | sed 's/^/#   /'
 	fi
 }
@@ -26,6 +27,14 @@ usage_error "invalid count '0'" -i 1 -c 0 sched_switch
 usage_error "invalid count 'x'" -i 1 -c x sched_switch
 usage_error "invalid count '-3'" -i 1 -c -3 sched_switch
 usage_error "needs -i" -c 3 sched_switch
+# Tiny intervals would spin; huge counts would never be reached by an int interval number.
+usage_error "interval 1e-300 s is below the minimum of 0.001 s" -i 1e-300 sched_switch
+usage_error "interval 0x1p-1074 s is below the minimum of 0.001 s" -i 0x1p-1074 sched_switch
+usage_error "interval 1e-400 s is below the minimum of 0.001 s" -i 1e-400 sched_switch
+usage_error "interval 0.0009 s is below the minimum of 0.001 s" -i 0.0009 sched_switch
+usage_error "count 1000000001 is above the maximum of 1000000000 intervals" -i 1 -c 1000000001 sched_switch
+usage_error "count 2147483648 is above the maximum of 1000000000 intervals" -i 1 -c 2147483648 sched_switch
+usage_error "invalid count '99999999999999999999'" -i 1 -c 99999999999999999999 sched_switch
 usage_error "name at least one tracepoint" -i 1
 usage_error "named twice" sched_switch pelt_cfs_tp sched_switch
 usage_error "at most 32" $(seq -f 'tp%g' 1 33)
@@ -33,6 +42,11 @@ usage_error "takes no other options" -l -i 1
 usage_error "at most one GLOB" -l 'a*' 'b*'
 usage_error "unrecognized option" --bogus sched_switch
 usage_error "name at least one tracepoint" -- true
+# Names longer than any tracepoint's (127 bytes): one line, cut, with the length.
+long128=$(printf 'a%.0s' $(seq 128)) long1000=$(printf 'b%.0s' $(seq 1000))
+usage_error "tracepoint name too long (128 bytes, at most 127): '$(cut -c1-40 <<<"$long128")...'" "$long128"
+usage_error "tracepoint name too long (1000 bytes, at most 127): '$(cut -c1-40 <<<"$long1000")...'" sched_switch "$long1000"
+usage_error "unknown tracepoint '$(cut -c1-127 <<<"$long128")'" "$(cut -c1-127 <<<"$long128")"
 
 n=$((n + 1))
 out=$("$tpstat" --help)

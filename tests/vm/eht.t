@@ -21,7 +21,7 @@ me=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 PIN=/sys/fs/bpf/bareatom/eht
 TPS="br_eht_host_create br_eht_host_destroy br_eht_host_filter_mode br_eht_set_entry_create br_eht_set_entry_delete br_eht_fast_leave"
 G=239.1.1.1 G0=239.0.0.9 GA=239.3.3.3 S1=192.0.2.1 S2=192.0.2.2 S3=192.0.2.3
-G6=ff3e::1234 S6=2001:db8::1
+G6=ff3e::1234 S6=2001:db8::1 GL=239.5.5.5
 
 # send NS RECORD...: one report from host NS, snooped by br0 when this returns
 send() {
@@ -194,10 +194,39 @@ steps() {
 	for n in "${names[@]}"; do echo "${total[$n]:-0}"; done | paste -sd' ' >"$STEPS_EVENTS"
 }
 
-if [ "${1:-}" = --steps ]; then
+# Under "eht-hosts -w": 8192 rows that stay, and two writers adding and deleting 4096 rows
+# each as fast as they can (the table is full at times), while -w looks every 0.05 s and
+# three eht-hosts -s snapshots are taken. (eht-fill writes the pinned map directly.)
+full() {
+	local dir=$1
+	eht-fill $PIN/hosts 8192 4096 "$dir/stop" 2 >"$dir/fill.out" &
+	for _ in $(seq 600); do grep -q filled "$dir/fill.out" && break; sleep 0.1; done
+	eht-fill $PIN/hosts 0 4096 "$dir/stop" 3 >"$dir/fill2.out" &
+	sleep 1
+	for i in 1 2 3; do eht-hosts -s -j >"$dir/s$i.json"; done
+	touch "$dir/stop"
+	wait
+}
+
+# Under "eht-hosts -j": a full table (16384 rows), then real reports from two hosts that
+# cannot be stored, with several events each, and their leaves.
+lost() {
+	eht-fill $PIN/hosts 16384 >/dev/null || return 1
+	send h1 allow $GL $S1 $S2 && send h1 allow $GL $S3 && send h2 is_in $GL $S1 &&
+		send h1 leave $GL && send h2 leave $GL
+}
+
+case "${1:-}" in
+--steps)
 	steps >"$STEPS_TAP" 2>&1
-	exit 0
-fi
+	exit 0 ;;
+--full)
+	full "$2"
+	exit ;;
+--lost)
+	lost
+	exit ;;
+esac
 
 # ---------------------------------------------------------------- main
 tmp=$(mktemp -d)
@@ -258,6 +287,28 @@ is "$(jq -s -c '[(.[:-1] | all(.final == false)), last.final, (last.hosts | leng
 	"only the last -w -j line is final, and it has the host"
 out=$(eht-hosts -j -- igmp-send -S br0 -n h2 -i eth0 block $GA $S1)
 is "$(jq -c '[.hosts, .events.br_eht_fast_leave]' <<<"$out")" "[[],1]" "h2 leaves $GA (fast leave)"
+
+# A nearly full table while rows come and go: snapshots are complete, -w invents nothing.
+mkdir "$tmp/full"
+eht-hosts -w -i 0.05 -- "$me" --full "$tmp/full" >"$tmp/full/w.out" 2>"$tmp/full/err"
+ok $? "eht-hosts -w -i 0.05 -- 8192 rows, 2 x 4096 more added and deleted meanwhile exits 0"
+diag "$(cat "$tmp/full/fill.out" "$tmp/full/fill2.out" | grep churned | paste -sd' ')"
+for i in 1 2 3; do
+	is "$(jq -r '[.hosts[] | select(.group == "239.9.0.1") | .host] | "\(length) \(unique | length)"' "$tmp/full/s$i.json")" \
+		"8192 8192" "eht-hosts -s of a table with 8192 rows that stay while 8192 churn ($i): each of them, once"
+done
+fillrows() { grep -E "^[0-9.]+ +$1 +fill +239\.9\.0\.1 " "$tmp/full/w.out"; }
+is "$(fillrows new | awk '{ print $5 }' | sort -u | wc -l)/$(fillrows new | wc -l)" 8192/8192 \
+	"-w prints each of the 8192 rows that stay as new exactly once"
+is "$(fillrows gone | wc -l)/$(fillrows change | wc -l)" 0/0 "-w prints no false gone or change lines for them"
+is "$(grep -cE "^fill +239\.9\.0\.1 " "$tmp/full/w.out")" 8192 "the final table has the 8192 rows"
+
+# A full table: each host that does not fit is counted lost once, not at each event.
+out=$(eht-hosts -j -- "$me" --lost)
+ok $? "eht-hosts -j -- fill 16384 rows, then reports from 2 hosts exits 0"
+is "$(jq -c '[.lost, (.hosts | length), .events.br_eht_host_create, .events.br_eht_set_entry_create]' <<<"$out")" \
+	"[2,16384,2,4]" "2 hosts lost (one with 3 set entries, one with 1), each counted once; the table holds the 16384 rows"
+is "$(jq -r '[.hosts[] | select(.port != "fill")] | length' <<<"$out")" 0 "no real host made it into the full table"
 
 # Stale pins: a killed eht-hosts leaves pins that keep its programs attached.
 eht-hosts -d 300 >/dev/null 2>&1 &

@@ -109,9 +109,23 @@ ok $? "table output shows pausing, resuming and paused intervals"
 # -c stops after COUNT intervals, -d after SECS.
 out=$(tpstat -j -i 0.1 -c 3 tpgen_a)
 is "$(wc -l <<<"$out")" 4 "-i 0.1 -c 3 prints 3 intervals and the final line"
+out=$(tpstat -j -i 0.001 -c 20 tpgen_a)
+is "$(wc -l <<<"$out")" 21 "-i 0.001 (the minimum) -c 20 prints 20 intervals and the final line"
 start=$(date +%s%N); tpstat -d 0.5 tpgen_a >/dev/null; ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ "$ms" -ge 500 ]
 ok $? "-d 0.5 counts for at least 0.5 s ($ms ms)"
+
+# A command line that is not UTF-8 and longer than the 1023 bytes kept: still valid JSON,
+# U+FFFD for the bad bytes, cut between characters.
+long=$(printf '\xc3\xa9%.0s' $(seq 2000))
+out=$(tpstat -j tpgen_a -- sh -c 'exit 0' $'\xff\xc3(' "x$long")
+ok $? "tpstat -j -- a command with bytes FF C3 and a 4 kB argument of U+00E9 exits 0"
+python3 -c '
+import json, sys
+cmd = json.loads(sys.stdin.buffer.read().splitlines()[-1])["command"]
+want = "sh -c exit 0 \ufffd\ufffd( x" + "\u00e9" * 502
+sys.exit(cmd != want)' <<<"$out"
+ok $? "its JSON parses as UTF-8, FF and C3 are U+FFFD, the command is cut to 1022 bytes between characters"
 
 # Errors: one line naming the cause, and the documented exit code.
 err_case 2 "did you mean sched_switch" "unknown tracepoint suggests the closest" tpstat sched_swtch

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The counting step of tpstat's programs, apart so that a host test
+ * (tests/unit/tpstat-cpus.c) runs this very code on a model of the .bss. The includer
+ * provides atomics.h, tpstat.h and TPSTAT_NOW() (bpf_ktime_get_ns() in BPF).
+ */
+#ifndef __BAREATOM_TPSTAT_COUNT_H
+#define __BAREATOM_TPSTAT_COUNT_H
+
+/*
+ * Count one hit of tracepoint @idx (its struct @tp) on @cpu into @slots.
+ *
+ * A CPU below TPSTAT_SLOTS owns its slot, so the fetch-add's old value says whether this
+ * is the CPU's first event: only then is it added to the set and the first CPU claimed.
+ * The common path is the compare of @cpu, one atomic and one branch on its old value.
+ * Higher CPUs add to shared slots, which no low CPU uses (a shared old value says
+ * nothing, and must not hide a low CPU's first event), and look the set up themselves.
+ * CPUs the set cannot name (>= TPSTAT_MAX_CPUS) are still counted, and flag the set as
+ * incomplete rather than landing on another CPU's bit.
+ */
+static __always_inline void tpstat_count(struct tpstat_slot *slots, struct tpstat_tp *tp,
+					 const int idx, __u32 cpu)
+{
+	__u64 bit, old;
+
+	if (cpu < TPSTAT_SLOTS) {
+		if (atomic_fetch_add(&slots[cpu].count[idx], 1))
+			return;
+	} else {
+		atomic_add(&slots[TPSTAT_SLOTS + (cpu & (TPSTAT_SHARED_SLOTS - 1))].count[idx], 1);
+		if (cpu >= TPSTAT_MAX_CPUS) {
+			/* A plain store: every writer stores the same 1. */
+			if (!*(volatile __u64 *)&tp->cpus_beyond)
+				*(volatile __u64 *)&tp->cpus_beyond = 1;
+			goto first;
+		}
+	}
+	bit = 1ULL << (cpu & 63);
+	if (*(volatile __u64 *)&tp->cpus[cpu / 64] & bit)
+		return;
+	old = atomic_fetch_or(&tp->cpus[cpu / 64], bit);
+	if (!(old & bit))
+		atomic_add(&tp->ncpus, 1);
+first:
+	if (!*(volatile __u64 *)&tp->first_cpu &&
+	    atomic_set_once(&tp->first_cpu, (__u64)cpu + 1))
+		tp->first_ns = TPSTAT_NOW();
+}
+
+#endif /* __BAREATOM_TPSTAT_COUNT_H */
