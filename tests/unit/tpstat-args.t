@@ -47,6 +47,27 @@ long128=$(printf 'a%.0s' $(seq 128)) long1000=$(printf 'b%.0s' $(seq 1000))
 usage_error "tracepoint name too long (128 bytes, at most 127): '$(cut -c1-40 <<<"$long128")...'" "$long128"
 usage_error "tracepoint name too long (1000 bytes, at most 127): '$(cut -c1-40 <<<"$long1000")...'" sched_switch "$long1000"
 usage_error "unknown tracepoint '$(cut -c1-127 <<<"$long128")'" "$(cut -c1-127 <<<"$long128")"
+# Targets and views (perf stat's): contradictions and bad values, before anything is loaded.
+usage_error "-a counts system wide: it cannot be combined with -p" -a -p 1 sched_switch
+usage_error "-a counts system wide: it cannot be combined with -t" -a -t 1 sched_switch
+usage_error "-p, -t and -G cannot be combined" -p 1 -G / sched_switch
+usage_error "-p and -t are given once" -p 1 -t 2 sched_switch
+usage_error "invalid PID list '1,,2'" -p 1,,2 sched_switch
+usage_error "invalid PID list '0'" -p 0 sched_switch
+usage_error "invalid PID list '4194305'" -p 4194305 sched_switch
+usage_error "invalid TID list '+5'" -t +5 sched_switch
+usage_error "invalid PID list '12x'" -p 12x sched_switch
+usage_error "no such process: 4000000" -p 4000000 sched_switch
+usage_error "no such thread: 4000000" -t 4000000 sched_switch
+usage_error "is not a cgroup v2 directory" -G /tmp sched_switch
+usage_error "cannot open cgroup 'no-such-cgroup-here'" -G no-such-cgroup-here sched_switch
+usage_error "-r repeats a command: give one after --" -r 3 sched_switch
+usage_error "invalid repeat count '0'" -r 0 sched_switch -- true
+usage_error "invalid repeat count '10001'" -r 10001 sched_switch -- true
+usage_error "-r cannot be combined with -i or -d" -r 2 -i 1 sched_switch -- true
+usage_error "-x and -j cannot be combined" -x, -j sched_switch
+usage_error "invalid separator ''" -x '' sched_switch
+usage_error "--summary prints totals after intervals: it needs -i" --summary sched_switch
 
 n=$((n + 1))
 out=$("$tpstat" --help)
