@@ -55,7 +55,7 @@ out=$(tpstat -j --pin tpgen_a -- true 2>&1 >/dev/null)
 is "$out" "" "after a clean exit the next tpstat --pin has nothing to remove"
 
 # ------------------------------------------------------------ tpstat: two at once
-# race_tpstat N: two tpstat --pin started together, each counting until $tmp/go; the
+# race_tpstat N: two tpstat -a --pin (system wide: the test fires) started together, each counting until $tmp/go; the
 # stale pins of a SIGKILLed one are there too when N is odd
 race_tpstat() {
 	local r=$1 pa pb win lose dead="" c
@@ -67,9 +67,9 @@ race_tpstat() {
 		kill -9 $dead
 		wait $dead 2>/dev/null
 	fi
-	tpstat -j --pin tpgen_a -- sh -c "$held" >"$tmp/a.out" 2>"$tmp/a.err" &
+	tpstat -a -j --pin tpgen_a -- sh -c "$held" >"$tmp/a.out" 2>"$tmp/a.err" &
 	pa=$!
-	tpstat -j --pin tpgen_a -- sh -c "$held" >"$tmp/b.out" 2>"$tmp/b.err" &
+	tpstat -a -j --pin tpgen_a -- sh -c "$held" >"$tmp/b.out" 2>"$tmp/b.err" &
 	pb=$!
 	# The loser exits at once; the winner waits for go. Bounded, in case both won.
 	for _ in $(seq 600); do
