@@ -214,5 +214,7 @@ $(DEB_DIR)/bareatom_%_amd64.deb $(DEB_DIR)/libcookie-dev_%_amd64.deb: Makefile $
 		{ tail -n 40 $(DEB_DIR)/build.log; exit 1; }
 	@touch $(DEBS)
 
+# The guest installs the suite from the package (images/make-initrd).
+$(INITRD): $(DEBS)
 # tests/unit/deb.t checks what make deb built.
 test-host: $(DEBS)
