@@ -189,3 +189,34 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
+
+# ---- Debian packages (images/debian, debhelper) ----
+# `make deb` stages the sources with images/debian as debian/, and build/vmlinux.h (the BPF
+# objects are CO-RE: the binaries run on any kernel with BTF, nothing in them needs ours),
+# then builds the binary packages there with dpkg-buildpackage. The stage keeps its build/
+# between runs (no pre-clean), so a change rebuilds only what it touches; debian/ is
+# replaced each time, so debhelper always runs its whole sequence. The package build's own
+# make must not inherit this one's flags or variables (BUILD=...): MAKEFLAGS is dropped.
+DEB_VERSION = $(shell dpkg-parsechangelog -l images/debian/changelog -S Version)
+DEB_DIR := $(BUILD)/deb
+DEB_STAGE = $(DEB_DIR)/bareatom-$(DEB_VERSION)
+DEBS = $(DEB_DIR)/bareatom_$(DEB_VERSION)_amd64.deb $(DEB_DIR)/libcookie-dev_$(DEB_VERSION)_amd64.deb
+
+.PHONY: deb
+deb: $(DEBS)
+
+$(DEB_DIR)/bareatom_%_amd64.deb $(DEB_DIR)/libcookie-dev_%_amd64.deb: Makefile $(wildcard src/* src/man/* bpf/*) \
+		$(wildcard images/debian/* images/debian/*/*) $(BUILD)/vmlinux.h | deps
+	@mkdir -p $(DEB_STAGE)/build
+	rsync -a --delete src bpf Makefile $(DEB_STAGE)/
+	rsync -a --delete images/debian/ $(DEB_STAGE)/debian/
+	cp -p $(BUILD)/vmlinux.h $(DEB_STAGE)/build/
+	cd $(DEB_STAGE) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		dpkg-buildpackage -b -us -uc --no-pre-clean >../build.log 2>&1 || \
+		{ tail -n 40 $(DEB_DIR)/build.log; exit 1; }
+	@touch $(DEBS)
+
+# The guest installs the suite from the package (images/make-initrd).
+$(INITRD): $(DEBS)
+# tests/unit/deb.t checks what make deb built.
+test-host: $(DEBS)

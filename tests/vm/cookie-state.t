@@ -65,7 +65,7 @@ refuses_start "id '12zz...'" "$work/st/id" "is empty or corrupt"
 
 # ... and systemd does not restart into the same refusal.
 mkdir -p $dropin
-printf '[Service]\nExecStart=\nExecStart=/usr/local/bin/cookie-gend --foreground --state-dir %s\n' \
+printf '[Service]\nExecStart=\nExecStart=/usr/sbin/cookie-gend --foreground --state-dir %s\n' \
 	"$work/st" >$dropin/state.conf
 systemctl daemon-reload
 systemctl start cookie-gend 2>/dev/null
@@ -82,7 +82,7 @@ mkdir "$work/full"
 mount -t tmpfs -o size=256k tmpfs "$work/full"
 systemd-run --unit=cookie-full -p Type=notify -p NotifyAccess=main \
 	-p StandardError=file:"$work/full.log" \
-	/usr/local/bin/cookie-gend --foreground --state-dir "$work/full/state" --socket "$sock" >/dev/null 2>&1
+	/usr/sbin/cookie-gend --foreground --state-dir "$work/full/state" --socket "$sock" >/dev/null 2>&1
 wait_sock "$sock"
 ok $? "cookie-gend serves from a state directory on a small tmpfs"
 dd if=/dev/zero of="$work/full/fill" bs=4k 2>/dev/null
@@ -145,7 +145,7 @@ rodata_batched() {	# the batched setting of the program behind link_fork
 	done
 }
 mkdir -p $dropin
-printf '[Service]\nExecStart=\nExecStart=/usr/local/bin/cookie-gend --foreground --global\n' >$dropin/args.conf
+printf '[Service]\nExecStart=\nExecStart=/usr/sbin/cookie-gend --foreground --global\n' >$dropin/args.conf
 systemctl daemon-reload && systemctl restart cookie-gend && wait_sock /run/bareatom/cookie.sock
 is "$(rodata_batched)/$(stat_on /run/bareatom/cookie.sock batched)" "false/0" \
 	"--global replaces a batched program: the running program is the one STATS describes"

@@ -18,7 +18,7 @@ stat_of() { cookie --stats -j | jq -r ".$1"; }
 set_daemon_args() {	# run the systemd service with extra arguments
 	mkdir -p /run/systemd/system/cookie-gend.service.d
 	if [ -n "$1" ]; then
-		printf '[Service]\nExecStart=\nExecStart=/usr/local/bin/cookie-gend --foreground %s\n' "$1" \
+		printf '[Service]\nExecStart=\nExecStart=/usr/sbin/cookie-gend --foreground %s\n' "$1" \
 			>/run/systemd/system/cookie-gend.service.d/args.conf
 	else
 		rm -f /run/systemd/system/cookie-gend.service.d/args.conf
