@@ -170,7 +170,7 @@ image: $(INITRD)
 test: test-host test-vm-build
 	@tests/run-all $(BUILD)
 
-test-host: $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) | deps
+test-host: $(BINS) $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) | deps
 
 test-vm-build: image stock-kernel
 
