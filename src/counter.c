@@ -5,20 +5,20 @@
  */
 #include <argp.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "counter.skel.h"
+#include "json.h"
+#include "runloop.h"
 #include "util.h"
 
 static struct env {
 	bool verbose;
 	bool json;
 	bool plain;
-	long duration;
+	double duration;
 	char **command;
 } env;
 
@@ -39,7 +39,7 @@ static const char doc[] =
 
 static const struct argp_option opts[] = {
 	{ "plain", 'p', NULL, 0, "Also run the non-atomic counter and report its losses", 0 },
-	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
+	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds (fractions allowed)", 0 },
 	{ "json", 'j', NULL, 0, "Print one JSON object", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
 	{},
@@ -47,8 +47,6 @@ static const struct argp_option opts[] = {
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	char *end;
-
 	switch (key) {
 	case 'p':
 		env.plain = true;
@@ -60,15 +58,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.verbose = true;
 		break;
 	case 'd':
-		errno = 0;
-		env.duration = strtol(arg, &end, 10);
-		/* alarm() takes an unsigned int: a larger -d would wrap, 2^32 to no alarm at all. */
-		if (errno || *end || end == arg || env.duration <= 0 || env.duration > 10000000)
-			argp_error(state, "invalid duration '%s': a whole number of seconds, 1 to 10000000",
-				   arg);
+		if (util_parse_seconds(arg, &env.duration))
+			util_usage_error("counter", "invalid duration '%s': a number of seconds, "
+					 "more than 0 and at most 10000000", arg);
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s' (a command goes after --)", arg);
+		util_usage_error("counter", "unexpected argument '%s' (a command goes after --)", arg);
+	case ARGP_KEY_END:
+		if (env.command && env.duration)
+			util_usage_error("counter", "give either -d or a command, not both");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -76,29 +74,42 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static volatile sig_atomic_t exiting;
-
-static void sig_handler(int sig)
+static void print_result(__u64 hits, __u64 plain, __u64 last_fire_id)
 {
-	exiting = 1;
+	struct json j;
+
+	if (env.json) {
+		json_init(&j, stdout);
+		json_object_begin(&j);
+		json_string_field(&j, "tracepoint", "tpgen_a");
+		json_u64_field(&j, "count", hits);
+		if (env.plain) {
+			json_u64_field(&j, "plain", plain);
+			json_u64_field(&j, "lost", hits - plain);
+		}
+		json_u64_field(&j, "last_fire_id", last_fire_id);
+		json_object_end(&j);
+		return;
+	}
+	printf("tpgen_a: %llu events (atomic add)\n", (unsigned long long)hits);
+	if (env.plain)
+		printf("tpgen_a: %llu events (plain increment, lost %llu = %.2f%%)\n",
+		       (unsigned long long)plain, (unsigned long long)(hits - plain),
+		       hits ? 100.0 * (double)(hits - plain) / (double)hits : 0.0);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
 	struct counter_bpf *skel;
-	__u64 hits, plain;
+	struct runloop rl;
 	int err, status = 0;
 
 	argp_err_exit_status = 2;
+	argv[0] = "counter";	/* argp names the program in its messages */
 	env.command = util_split_command(&argc, argv);
-	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
-	if (err)
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
-	if (env.command && env.duration) {
-		fprintf(stderr, "counter: give either -d or a command, not both\n");
-		return 2;
-	}
 	util_setup_libbpf(env.verbose);
 	/* The program reads struct tpgen_ctx with CO-RE, from the module's BTF. */
 	if (access("/sys/kernel/btf/tpgen", F_OK)) {
@@ -132,21 +143,20 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (env.command) {
-		status = util_run_command(env.command);
-		if (status < 0) {
-			fprintf(stderr, "counter: cannot run %s: %s\n", env.command[0], strerror(errno));
-			status = 1;
-			goto cleanup;
-		}
-	} else {
-		signal(SIGINT, sig_handler);
-		signal(SIGTERM, sig_handler);
-		if (env.duration)
-			alarm(env.duration), signal(SIGALRM, sig_handler);
-		while (!exiting)
-			pause();
+	/* Until CMD ends (Ctrl-C is passed on to it), -d SECS pass, or SIGINT/SIGTERM. */
+	runloop_init(&rl, "counter", 0, env.duration, false);
+	if (env.command && runloop_start(&rl, env.command) < 0) {
+		fprintf(stderr, "counter: cannot fork: %s\n", strerror(errno));
+		status = 1;
+		runloop_finish(&rl);
+		goto cleanup;
 	}
+	while (runloop_next(&rl) != RUNLOOP_STOP)
+		;
+	runloop_finish(&rl);
+	/* As a shell reports it: CMD's own status (127 when it could not run, 128 + signal). */
+	if (rl.cmd_status > 0)
+		status = rl.cmd_status;
 
 	/* Detach first, so the numbers printed are final. */
 	bpf_link__destroy(skel->links.count_atomic);
@@ -154,21 +164,9 @@ int main(int argc, char **argv)
 	bpf_link__destroy(skel->links.count_plain);
 	skel->links.count_plain = NULL;
 
-	hits = __atomic_load_n(&skel->bss->hits, __ATOMIC_RELAXED);
-	plain = __atomic_load_n(&skel->bss->hits_plain, __ATOMIC_RELAXED);
-	if (env.json) {
-		printf("{\"tracepoint\":\"tpgen_a\",\"count\":%llu", (unsigned long long)hits);
-		if (env.plain)
-			printf(",\"plain\":%llu,\"lost\":%llu", (unsigned long long)plain,
-			       (unsigned long long)(hits - plain));
-		printf(",\"last_fire_id\":%llu}\n", (unsigned long long)skel->bss->last_fire_id);
-	} else {
-		printf("tpgen_a: %llu events (atomic add)\n", (unsigned long long)hits);
-		if (env.plain)
-			printf("tpgen_a: %llu events (plain increment, lost %llu = %.2f%%)\n",
-			       (unsigned long long)plain, (unsigned long long)(hits - plain),
-			       hits ? 100.0 * (double)(hits - plain) / (double)hits : 0.0);
-	}
+	print_result(__atomic_load_n(&skel->bss->hits, __ATOMIC_RELAXED),
+		     __atomic_load_n(&skel->bss->hits_plain, __ATOMIC_RELAXED),
+		     __atomic_load_n(&skel->bss->last_fire_id, __ATOMIC_RELAXED));
 	goto cleanup;
 
 attach_failed:

@@ -47,28 +47,6 @@ const char *util_bpf_load_hint(int err)
 	}
 }
 
-int util_run_command(char **argv)
-{
-	pid_t pid;
-	int status;
-
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return -1;
-	}
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
 char **util_split_command(int *argc, char **argv)
 {
 	for (int i = 1; i < *argc; i++) {
@@ -176,6 +154,14 @@ double util_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+unsigned long long util_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
 }
 
 double util_wallclock(void)

@@ -15,12 +15,6 @@ void util_setup_libbpf(bool verbose);
 const char *util_bpf_load_hint(int err);
 
 /*
- * Run argv as a child with SIGINT/SIGTERM left to it, wait for it and return
- * its exit status as a shell would (128 + signal when killed), or -1.
- */
-int util_run_command(char **argv);
-
-/*
  * Load a tiny raw_tp program that uses BPF_ADD | BPF_FETCH (Linux 5.12). Returns 0 when the
  * kernel has the BPF atomics, -EINVAL when it does not, or another negative errno (-EPERM:
  * not privileged).
@@ -59,8 +53,9 @@ double util_next_tick(double start, double interval, double now);
 /* Print @s as a JSON string, quoted and escaped, always valid UTF-8 (U+FFFD for bad bytes). */
 void util_json_string(FILE *f, const char *s);
 
-/* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
+/* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds; CLOCK_MONOTONIC in nanoseconds. */
 double util_now(void);
+unsigned long long util_now_ns(void);
 double util_wallclock(void);
 
 /* A usage error: "PROG: reason" on one line, exit 2. */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <linux/bpf.h>
 #include <bpf/libbpf.h>
+#include "test.h"
 
 #define MAX_LINES 256
 #define MAX_OPS 32
@@ -30,18 +31,16 @@ struct expect {
 };
 
 static struct expect expects[MAX_LINES];
-static int nexpects, ntests, nfailed;
+static int nexpects;
 
+/* One named check (test.h), its name made from @fmt with @a and @b; @extra says why. */
 static void tap(int ok, const char *fmt, const char *a, const char *b, const char *extra)
 {
-	ntests++;
-	if (!ok)
-		nfailed++;
-	printf("%s %d - ", ok ? "ok" : "not ok", ntests);
-	printf(fmt, a, b);
-	if (extra && *extra)
-		printf(" # %s", extra);
-	printf("\n");
+	char name[512];
+
+	snprintf(name, sizeof(name), fmt, a, b);
+	if (!test_report(ok, name) || (extra && *extra))
+		printf("#   %s\n", extra && *extra ? extra : "failed");
 }
 
 /* The name of an atomic instruction's operation, or NULL when it is not one. */
@@ -196,6 +195,5 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nexpects; i++)
 		if (!expects[i].seen)
 			tap(0, "%s %s exists", expects[i].obj, expects[i].prog, "no such program");
-	printf("1..%d\n", ntests);
-	return nfailed ? 1 : 0;
+	return test_done();
 }

@@ -25,6 +25,26 @@ id=$(sed -n 's/.*"last_fire_id":\([0-9]*\).*/\1/p' <<<"$out")
 [ -n "$id" ] && [ "$id" -gt 0 ]
 ok $? "CO-RE read of tpgen_ctx->fire_id gives a fire id ($id)"
 
+# Ctrl-C during -- CMD reaches CMD; counter reports what was counted once CMD is gone,
+# with CMD's status (130), instead of dying before it prints.
+# Job control: the background job gets its own process group, SIGINT not ignored, and
+# kill -INT -PGID is what a terminal's Ctrl-C does (counter and CMD both get it).
+before=$(tpgen_stat tpgen_a)
+set -m
+counter -j -- sh -c "echo tpgen_a 5 > $TPGEN/fire; exec sleep 60" >/tmp/counter.out 2>&1 &
+pid=$!
+set +m
+for i in $(seq 100); do [ $(( $(tpgen_stat tpgen_a) - before )) = 5 ] && break; sleep 0.1; done
+kill -INT -- -$pid
+wait $pid
+is "$?" 130 "SIGINT during -- CMD: counter exits with the command's status"
+got=$(sed -n 's/.*"count":\([0-9]*\).*/\1/p' /tmp/counter.out)
+is "$got" 5 "and still prints the count of what was fired"
+
+# -d takes fractions of a second, like the other tools.
+out=$(counter -j -d 0.3); rc=$?
+is "$rc:$(sed -n 's/.*"count":\([0-9]*\).*/\1/p' <<<"$out")" "0:0" "counter -d 0.3 stops by itself and prints (nothing fired)"
+
 # Errors: no module, bad arguments.
 rmmod tpgen
 out=$(counter -- true 2>&1); rc=$?

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The JSON writer of json.h: separators and nesting tracked, strings escaped by util.c. */
+#include <math.h>
+#include <inttypes.h>
+#include "json.h"
+#include "util.h"
+
+void json_init(struct json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->has_member[0] = false;
+	j->after_key = false;
+	j->beyond = 0;
+}
+
+/* Before any value or key: the ',' that separates it from the one before. */
+static void sep(struct json *j)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (j->has_member[j->depth])
+		fputc(',', j->f);
+	j->has_member[j->depth] = true;
+}
+
+static void open(struct json *j, char c)
+{
+	sep(j);
+	fputc(c, j->f);
+	/*
+	 * Deeper than JSON_MAX_DEPTH is a bug of the caller: stay in bounds and keep the text
+	 * well formed (the levels beyond share the last one's separator state).
+	 */
+	if (j->depth == JSON_MAX_DEPTH - 1) {
+		j->beyond++;
+		j->has_member[j->depth] = false;
+		return;
+	}
+	j->depth++;
+	j->has_member[j->depth] = false;
+}
+
+static void close_(struct json *j, char c)
+{
+	fputc(c, j->f);
+	j->after_key = false;
+	if (j->beyond) {
+		j->beyond--;
+		j->has_member[j->depth] = true;
+		return;
+	}
+	if (j->depth > 0)
+		j->depth--;
+	if (j->depth == 0) {
+		/* A whole document: one per line (JSON lines), flushed for readers of a pipe. */
+		fputc('\n', j->f);
+		fflush(j->f);
+		j->has_member[0] = false;
+	}
+}
+
+void json_object_begin(struct json *j)
+{
+	open(j, '{');
+}
+
+void json_object_end(struct json *j)
+{
+	close_(j, '}');
+}
+
+void json_array_begin(struct json *j)
+{
+	open(j, '[');
+}
+
+void json_array_end(struct json *j)
+{
+	close_(j, ']');
+}
+
+void json_key(struct json *j, const char *key)
+{
+	sep(j);
+	util_json_string(j->f, key);
+	fputc(':', j->f);
+	j->after_key = true;
+}
+
+void json_string(struct json *j, const char *s)
+{
+	sep(j);
+	util_json_string(j->f, s);
+}
+
+void json_u64(struct json *j, uint64_t v)
+{
+	sep(j);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void json_i64(struct json *j, int64_t v)
+{
+	sep(j);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void json_float(struct json *j, int prec, double v)
+{
+	sep(j);
+	if (isfinite(v))
+		fprintf(j->f, "%.*f", prec, v);
+	else
+		fputs("null", j->f);
+}
+
+void json_bool(struct json *j, bool v)
+{
+	sep(j);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void json_null(struct json *j)
+{
+	sep(j);
+	fputs("null", j->f);
+}
+
+void json_string_field(struct json *j, const char *key, const char *s)
+{
+	json_key(j, key);
+	json_string(j, s);
+}
+
+void json_u64_field(struct json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	json_u64(j, v);
+}
+
+void json_i64_field(struct json *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	json_i64(j, v);
+}
+
+void json_float_field(struct json *j, const char *key, int prec, double v)
+{
+	json_key(j, key);
+	json_float(j, prec, v);
+}
+
+void json_bool_field(struct json *j, const char *key, bool v)
+{
+	json_key(j, key);
+	json_bool(j, v);
+}
+
+void json_null_field(struct json *j, const char *key)
+{
+	json_key(j, key);
+	json_null(j);
+}
+
+void json_object_field_begin(struct json *j, const char *key)
+{
+	json_key(j, key);
+	json_object_begin(j);
+}
+
+void json_array_field_begin(struct json *j, const char *key)
+{
+	json_key(j, key);
+	json_array_begin(j);
+}

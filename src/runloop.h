@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tools' one run loop: signals (SIGINT, SIGTERM, SIGCHLD, optionally SIGUSR1) taken
+ * synchronously with sigtimedwait, a deadline (-d), interval ticks (-i) that never drift
+ * and never fire twice for one tick, and a command (-- CMD) started, reaped, and sent the
+ * user's SIGINT/SIGTERM so that the tool reports after CMD is gone instead of dying first.
+ *
+ *	runloop_init(&rl, "tool", interval, duration, false);
+ *	if (cmd && runloop_start(&rl, cmd) < 0) ...
+ *	while ((ev = runloop_next(&rl)) != RUNLOOP_STOP)
+ *		if (ev == RUNLOOP_TICK) ...print an interval...
+ *	...detach, then the final read...
+ *	runloop_finish(&rl);	(ends a command still running; rl.cmd_status is its status)
+ */
+#ifndef __BAREATOM_RUNLOOP_H
+#define __BAREATOM_RUNLOOP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+enum runloop_event {
+	RUNLOOP_STOP,		/* the deadline, a signal with no command, or the command ended */
+	RUNLOOP_TICK,		/* an interval ended: rl.now is when the tick was taken */
+	RUNLOOP_USR1,		/* SIGUSR1 (only when asked for in runloop_init) */
+	RUNLOOP_EXITED,		/* with runloop_init's keep_going: the command ended, not the loop */
+};
+
+struct runloop {
+	const char *prog;
+	sigset_t set, orig;	/* what the loop waits for; the mask before it blocked them */
+	double start, now;	/* CLOCK_MONOTONIC seconds: when the loop began, the last wake */
+	double interval, next_tick, end;	/* 0: none */
+	unsigned long ticks;	/* RUNLOOP_TICKs returned so far */
+	pid_t child;		/* the command running, 0 when none */
+	int cmd_status;		/* the last command's status as a shell gives it, -1 before one ended */
+	bool interrupted;	/* SIGINT or SIGTERM came */
+	bool keep_going;	/* return RUNLOOP_EXITED for a command's end (tpstat -r reruns it) */
+	bool stopped;
+};
+
+/*
+ * Block the loop's signals and start the clock. @interval and @duration are seconds (0:
+ * none); @usr1 also takes SIGUSR1 as an event.
+ */
+void runloop_init(struct runloop *rl, const char *prog, double interval, double duration,
+		  bool usr1);
+
+/* Start @argv as the loop's command (output flushed first). Returns its pid, or -1. */
+pid_t runloop_start(struct runloop *rl, char **argv);
+
+/*
+ * The same, gated (util_start_command_gated): the command waits before exec until
+ * util_release_command(*@gate, ...).
+ */
+pid_t runloop_start_gated(struct runloop *rl, char **argv, int *gate);
+
+/* Wait for the next event. After RUNLOOP_STOP it keeps returning RUNLOOP_STOP. */
+enum runloop_event runloop_next(struct runloop *rl);
+
+/* Stop the loop at the next call to runloop_next (e.g. -c COUNT intervals done). */
+void runloop_stop(struct runloop *rl);
+
+/* End a command still running (SIGTERM, wait) and restore the signal mask. */
+void runloop_finish(struct runloop *rl);
+
+#endif /* __BAREATOM_RUNLOOP_H */
