@@ -22,6 +22,8 @@ LDLIBS := -lbpf -lelf -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -Wall
 
 TOOLS := counter tpstat cookie-gend cookie eht-hosts
+# The helpers every tool links: one file per topic (src/util.h lists them).
+UTIL := $(addprefix $(BUILD)/,bpf_util.o cli.o clock.o cmd.o json.o)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 BINS := $(addprefix $(BUILD)/,$(TOOLS))
 VM_HELPERS := $(patsubst tests/vm/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/*.c))
@@ -74,13 +76,13 @@ $(BUILD)/tpstat.o: $(BUILD)/tpstat.skel.h
 $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
-$(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/json.o $(BUILD)/runloop.o $(BUILD)/util.o
-$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/json.o $(BUILD)/pins.o $(BUILD)/runloop.o $(BUILD)/util.o
-$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(BUILD)/util.o \
+$(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
+$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
+$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(UTIL) \
 		$(BUILD)/libcookie.a
-$(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/json.o $(BUILD)/runloop.o $(BUILD)/util.o $(BUILD)/libcookie.a
-$(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/json.o $(BUILD)/pins.o \
-		$(BUILD)/runloop.o $(BUILD)/util.o
+$(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
+$(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/pins.o \
+		$(BUILD)/runloop.o $(UTIL)
 $(BUILD)/libcookie.a: $(BUILD)/libcookie.o
 	$(AR) rcs $@ $^
 $(BINS):
@@ -145,14 +147,14 @@ $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 	$(CC) $(CFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -o $@
 
 # Unit tests of user-space code link the objects they test.
-$(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/json.o $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(BUILD)/util.o
+$(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
 $(BUILD)/tests/unit/cookie-proto: $(BUILD)/cookie_proto.o
 $(BUILD)/tests/unit/cookie-store: $(BUILD)/cookie_store.o
-$(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(BUILD)/util.o
-$(BUILD)/tests/unit/json-writer: $(BUILD)/json.o $(BUILD)/util.o
-$(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(BUILD)/json.o $(BUILD)/util.o
-$(BUILD)/tests/unit/runloop: $(BUILD)/runloop.o $(BUILD)/util.o
-$(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/json.o $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(BUILD)/util.o
+$(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(UTIL)
+$(BUILD)/tests/unit/json-writer: $(UTIL)
+$(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
+$(BUILD)/tests/unit/runloop: $(BUILD)/runloop.o $(UTIL)
+$(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
 
 # libFuzzer targets: clang with the fuzzer, address and undefined sanitizers.
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(wildcard tests/fuzz/*.c))

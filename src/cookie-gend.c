@@ -25,7 +25,9 @@
 #include <sys/un.h>
 #include "libcookie.h"
 #include "cookie-gend.h"
-#include "util.h"
+#include "bpf_util.h"
+#include "cli.h"
+#include "clock.h"
 
 #define INSTANCE_LOCK		"/run/bareatom/cookie-gend.lock"
 /*
@@ -90,8 +92,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_GLOBAL: env.global = true; break;
 	case OPT_UNINSTALL: env.uninstall = true; break;
 	case ARGP_KEY_ARG:
-		fprintf(stderr, "cookie-gend: unexpected argument '%s'\n", arg);
-		exit(2);
+		util_usage_error("cookie-gend", "unexpected argument '%s'", arg);
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;

@@ -19,7 +19,7 @@
 #include "json.h"
 #include "libcookie.h"
 #include "runloop.h"
-#include "util.h"
+#include "cli.h"
 
 enum mode { MODE_GET, MODE_PID, MODE_STATS, MODE_FOLLOW };
 enum path { PATH_AUTO, PATH_FAST, PATH_SOCKET };

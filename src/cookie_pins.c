@@ -14,7 +14,7 @@
 #include <bpf/libbpf.h>
 #include "cookie.skel.h"
 #include "libcookie.h"
-#include "util.h"
+#include "bpf_util.h"
 #include "cookie-gend.h"
 
 /* Every pin cookie-gend makes, for --uninstall; the links and programs come in pairs. */

@@ -19,7 +19,7 @@
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <bpf/bpf.h>
-#include "util.h"
+#include "clock.h"
 #include "cookie-gend.h"
 
 /* Refuse to remove anything at @path that is not a socket: --socket may be mistyped. */

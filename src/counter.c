@@ -12,7 +12,9 @@
 #include "counter.skel.h"
 #include "json.h"
 #include "runloop.h"
-#include "util.h"
+#include "bpf_util.h"
+#include "cli.h"
+#include "cmd.h"
 
 static struct env {
 	bool verbose;

@@ -19,7 +19,10 @@
 #include "eht_snap.h"
 #include "pins.h"
 #include "runloop.h"
-#include "util.h"
+#include "bpf_util.h"
+#include "cli.h"
+#include "clock.h"
+#include "cmd.h"
 
 #define PIN_ROOT "/sys/fs/bpf/bareatom"
 #define PIN_DIR PIN_ROOT "/eht"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "eht_snap.h"
-#include "util.h"
+#include "clock.h"
 
 const char *const eht_tp_names[EHT_EV_NR] = {
 	[EHT_EV_HOST_CREATE] = "br_eht_host_create",

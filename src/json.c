@@ -1,9 +1,85 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The JSON writer of json.h: separators and nesting tracked, strings escaped by util.c. */
+/* The JSON writer of json.h: separators and nesting tracked, strings escaped (UTF-8 checked). */
 #include <math.h>
 #include <inttypes.h>
 #include "json.h"
-#include "util.h"
+
+/*
+ * The length of the well-formed UTF-8 character at @s (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 when there is none; then *@bad is the length
+ * of its "maximal subpart" (the bytes that could still have begun a character), which is
+ * what one U+FFFD replaces in Unicode's recommended practice (and Python's "replace").
+ */
+static size_t utf8_char(const unsigned char *s, size_t *bad)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t need, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		need = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 4;
+	else
+		need = 0;	/* 80-c1 (a continuation, or an overlong lead) and f5-ff */
+	/* The second byte's range excludes overlongs, surrogates and code points > U+10FFFF. */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < need; i++, lo = 0x80, hi = 0xbf)
+		if (s[i] < lo || s[i] > hi)
+			break;
+	if (need && i == need)
+		return need;
+	*bad = i;
+	return 0;
+}
+
+/*
+ * JSON strings are UTF-8 (RFC 8259), but what we print comes from the system: command
+ * lines, names. Valid UTF-8 passes as is; each ill-formed subsequence becomes one
+ * \ufffd (U+FFFD REPLACEMENT CHARACTER), so the output always parses; '"' and '\\' are
+ * escaped, newline and tab as \n and \t, every other control byte (< 0x20, and 0x7f) as
+ * \u00XX.
+ */
+void util_json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	while (*s) {
+		size_t bad = 1, n = utf8_char(s, &bad);
+
+		if (!n) {
+			fputs("\\ufffd", f);
+			s += bad;
+		} else if (n > 1) {
+			fwrite(s, 1, n, f);
+			s += n;
+		} else {
+			if (*s == '"' || *s == '\\')
+				fprintf(f, "\\%c", *s);
+			else if (*s == '\n')
+				fputs("\\n", f);
+			else if (*s == '\t')
+				fputs("\\t", f);
+			else if (*s < 0x20 || *s == 0x7f)
+				fprintf(f, "\\u%04x", *s);
+			else
+				fputc(*s, f);
+			s++;
+		}
+	}
+	fputc('"', f);
+}
 
 void json_init(struct json *j, FILE *f)
 {

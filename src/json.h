@@ -31,6 +31,9 @@ struct json {
 	int beyond;				/* levels opened past JSON_MAX_DEPTH */
 };
 
+/* Print @s as a JSON string, quoted and escaped, always valid UTF-8 (U+FFFD for bad bytes). */
+void util_json_string(FILE *f, const char *s);
+
 void json_init(struct json *j, FILE *f);
 
 /* Values: in an array, or after json_key(). */

@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>

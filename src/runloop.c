@@ -12,7 +12,8 @@
 #include <unistd.h>
 #include <sys/signalfd.h>
 #include "runloop.h"
-#include "util.h"
+#include "clock.h"
+#include "cmd.h"
 
 void runloop_init(struct runloop *rl, const char *prog, double interval, double duration,
 		  bool usr1)

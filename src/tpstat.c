@@ -6,20 +6,16 @@
 #include <argp.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
-#include <math.h>
 #include <linux/magic.h>
 #include <linux/membarrier.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "tpstat.h"
@@ -28,7 +24,11 @@
 #include "runloop.h"
 #include "tpstat_fmt.h"
 #include "pins.h"
-#include "util.h"
+#include "bpf_util.h"
+#include "cli.h"
+#include "clock.h"
+#include "cmd.h"
+#include "json.h"
 
 #define PIN_DIR "/sys/fs/bpf/bareatom/tpstat"
 #define EXIT_USAGE 2

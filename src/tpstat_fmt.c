@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tpstat_fmt.h"
-#include "util.h"
+#include "json.h"
 
 static bool cpu_set(const __u64 *words, int cpu)
 {

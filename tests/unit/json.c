@@ -11,7 +11,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "util.h"
+#include "cmd.h"
+#include "json.h"
 #include "test.h"
 
 #define CMD_LEN 1024	/* the tools' command buffer (struct state.command) */

@@ -6,7 +6,8 @@
  * tiny intervals, and took 1e10 steps for a 1 ms interval 1e7 s late). TAP output.
  */
 #include <stdio.h>
-#include "util.h"
+#include "cli.h"
+#include "clock.h"
 #include "test.h"
 
 static void check(double start, double interval, double now, double want, const char *what)
