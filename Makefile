@@ -21,7 +21,13 @@ CFLAGS += -Wall -Wextra -Wno-unused-parameter -I$(BUILD) -Isrc -Ibpf
 LDLIBS := -lbpf -lelf -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -Wall
 
-TOOLS := counter tpstat cookie-gend cookie eht-hosts
+# The one list of tools and where they go: the package puts SBIN_TOOLS in /usr/sbin and
+# BIN_TOOLS in /usr/bin (make deb writes debian/bareatom.install, .manpages and .links from
+# these); GUEST_TOOLS are the tests' companions, installed only into the guest (make-initrd).
+SBIN_TOOLS := tpstat cookie-gend eht-hosts
+BIN_TOOLS := cookie
+GUEST_TOOLS := counter
+TOOLS := $(GUEST_TOOLS) $(SBIN_TOOLS) $(BIN_TOOLS)
 # The helpers every tool links: one file per topic (src/util.h lists them).
 UTIL := $(addprefix $(BUILD)/,bpf_util.o cli.o clock.o cmd.o json.o)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard bpf/*.bpf.c))
@@ -135,6 +141,8 @@ $(BUILD)/tests/vm/%: tests/vm/%.c | deps
 	$(CC) $(CFLAGS) $(filter %.c %.o %.a,$^) $(LDLIBS) -o $@
 
 $(BUILD)/tests/vm/cookie-load: $(BUILD)/libcookie.a
+$(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h
+$(BUILD)/tests/vm/prog-run: CFLAGS += -Itests/unit
 
 # The guest half of make bench; libuuid linked in statically (the image has no libuuid1).
 $(BUILD)/tests/bench/tpbench: tests/bench/tpbench.c $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h \
@@ -169,7 +177,7 @@ $(INITRD): $(BUILD)/base-image.path $(BUILD)/kernel.dir $(BUILD)/module/tpgen.ko
 		$(wildcard images/guest/*) images/make-initrd tests/unit/atomics.expect \
 		$(wildcard src/man/*) $(SELFTEST_BINS) $(wildcard tests/selftests/*) \
 		$(wildcard tests/stock/*)
-	images/make-initrd $(BUILD) $(KDIR) $$(cat $(BUILD)/base-image.path) $@
+	GUEST_TOOLS="$(GUEST_TOOLS)" images/make-initrd $(BUILD) $(KDIR) $$(cat $(BUILD)/base-image.path) $@
 
 image: $(INITRD)
 
@@ -216,6 +224,11 @@ $(DEB_DIR)/bareatom_%_amd64.deb $(DEB_DIR)/libcookie-dev_%_amd64.deb: Makefile $
 	@mkdir -p $(DEB_STAGE)/build
 	rsync -a --delete src bpf Makefile $(DEB_STAGE)/
 	rsync -a --delete images/debian/ $(DEB_STAGE)/debian/
+	for t in $(SBIN_TOOLS); do echo "build/$$t usr/sbin"; done >$(DEB_STAGE)/debian/bareatom.install
+	for t in $(BIN_TOOLS); do echo "build/$$t usr/bin"; done >>$(DEB_STAGE)/debian/bareatom.install
+	for t in $(SBIN_TOOLS) $(BIN_TOOLS); do ls src/man/$$t.[18]; done >$(DEB_STAGE)/debian/bareatom.manpages
+	c=usr/share/bash-completion/completions; for t in $(filter-out $(firstword $(SBIN_TOOLS)),$(SBIN_TOOLS) \
+		$(BIN_TOOLS)); do echo "$$c/$(firstword $(SBIN_TOOLS)) $$c/$$t"; done >$(DEB_STAGE)/debian/bareatom.links
 	cp -p $(BUILD)/vmlinux.h $(DEB_STAGE)/build/
 	cd $(DEB_STAGE) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 		dpkg-buildpackage -b -us -uc --no-pre-clean >../build.log 2>&1 || \
