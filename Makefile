@@ -78,12 +78,12 @@ $(BUILD)/%.o: src/%.c | deps
 
 # Objects that need a skeleton wait for it.
 $(BUILD)/counter.o: $(BUILD)/counter.skel.h
-$(BUILD)/tpstat.o: $(BUILD)/tpstat.skel.h
+$(BUILD)/tpstat.o $(BUILD)/tpstat_target.o: $(BUILD)/tpstat.skel.h
 $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
-$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
+$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(UTIL) \
 		$(BUILD)/libcookie.a
 $(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a

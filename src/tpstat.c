@@ -3,18 +3,12 @@
  * tpstat: exact counts of raw and bare tracepoints, like perf stat for what perf cannot see.
  */
 #define _GNU_SOURCE
-#include <argp.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <fcntl.h>
-#include <linux/magic.h>
 #include <linux/membarrier.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -23,227 +17,13 @@
 #include "tplist.h"
 #include "runloop.h"
 #include "tpstat_fmt.h"
+#include "tpstat_cli.h"
+#include "tpstat_target.h"
 #include "pins.h"
 #include "bpf_util.h"
-#include "cli.h"
 #include "clock.h"
 #include "cmd.h"
 #include "json.h"
-
-#define PIN_DIR "/sys/fs/bpf/bareatom/tpstat"
-#define EXIT_USAGE 2
-/* The most intervals -c takes: interval numbers are ints, the final line is one more. */
-#define MAX_COUNT 1000000000L
-
-#define MAX_TARGETS 256	/* PIDs or TIDs on the command line */
-#define MAX_REPEAT 10000
-
-static struct env {
-	bool list;
-	bool json;
-	bool verbose;
-	bool pin;
-	bool system_wide;	/* -a */
-	bool per_cpu;		/* -A */
-	bool summary;		/* --summary */
-	bool tids;		/* the targets are threads (-t), not processes (-p) */
-	double interval;
-	double duration;
-	long count;
-	long repeat;		/* -r N: 0 when not given */
-	const char *csv;	/* -x SEP */
-	const char *cgroup;	/* -G */
-	int ntargets;
-	int targets[MAX_TARGETS];
-	char **command;
-	char *names[TPSTAT_MAX_TP + 1];
-	int n;
-	const char *glob;
-} env;
-
-const char *argp_program_version = "tpstat (bareatom) 0.1";
-const char *argp_program_bug_address = "the bareatom issue tracker";
-static const char doc[] =
-"Count raw and bare tracepoints exactly, with BPF atomics.\n"
-"\n"
-"USAGE: tpstat [-i SECS [-c COUNT] [--summary]] [-d SECS] [-j | -x SEP] [-A] [--pin]\n"
-"              [-a | -p PID,.. | -t TID,.. | -G CGROUP] TRACEPOINT...\n"
-"       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
-"       tpstat -l [GLOB]\n"
-"\n"
-"A TRACEPOINT is a raw tracepoint name as in BTF (btf_trace_NAME): a trace event's\n"
-"tracepoint like sched_switch, a bare one with no trace event like pelt_cfs_tp,\n"
-"or a loaded module's, like tpgen_a. With -- CMD only events of CMD's process tree\n"
-"count (children included), unless -a: system wide. -p, -t and -G count only those\n"
-"processes (their threads too), threads, or a cgroup v2 subtree. Counting runs until\n"
-"Ctrl-C, -d SECS, COUNT intervals (-c with -i) or the end of CMD. Hits the kernel\n"
-"did not let the program see are shown as missed: count + missed = hits. SIGUSR1\n"
-"pauses and resumes counting.\n"
-"\n"
-"Exit status: 0 on success, 2 for usage errors, unknown tracepoints, processes or\n"
-"cgroups, and missing privileges, 1 for other errors (including CMD failing).\n"
-"\n"
-"EXAMPLES:\n"
-"    tpstat -l 'pelt*'                  # list the scheduler's bare PELT tracepoints\n"
-"    tpstat pelt_cfs_tp sched_switch    # count until Ctrl-C\n"
-"    tpstat -i 1 -c 5 sched_update_nr_running_tp   # five 1 s intervals\n"
-"    tpstat -r 5 sched_switch -- make -j2   # mean and noise over 5 runs\n"
-"    tpstat -A -x, -p 1234 sched_switch     # one CSV row per CPU, for PID 1234\n"
-"    tpstat -a -j tpgen_a -- sh -c 'echo tpgen_a 100 all > /sys/kernel/debug/tpgen/fire'\n"
-"    tpstat --pin -d 60 sched_switch &  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n";
-
-enum { OPT_PIN = 256, OPT_SUMMARY };
-
-static const struct argp_option opts[] = {
-	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (optionally matching GLOB)", 0 },
-	{ "all-cpus", 'a', NULL, 0, "Count system wide, also with a CMD", 0 },
-	{ "pid", 'p', "PID", 0, "Count only these processes (comma-separated; threads included)", 0 },
-	{ "tid", 't', "TID", 0, "Count only these threads (comma-separated)", 0 },
-	{ "cgroup", 'G', "CGROUP", 0, "Count only tasks in this cgroup v2 and its descendants", 0 },
-	{ "interval", 'i', "SECS", 0, "Print deltas every SECS seconds (fractions allowed, >= 0.001)", 0 },
-	{ "count", 'c', "COUNT", 0, "Stop after COUNT intervals (needs -i; at most 1000000000)", 0 },
-	{ "summary", OPT_SUMMARY, NULL, 0, "With -i: print the totals after the intervals", 0 },
-	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
-	{ "repeat", 'r', "N", 0, "Run CMD N times: mean and noise per tracepoint", 0 },
-	{ "per-cpu", 'A', NULL, 0, "A row per CPU too", 0 },
-	{ "field-separator", 'x', "SEP", 0, "CSV with this separator (columns in tpstat(8))", 0 },
-	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
-	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under " PIN_DIR " while running", 0 },
-	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
-	{},
-};
-
-/* "1,2,3": PIDs or TIDs, each a whole number from 1 to the kernel's PID_MAX_LIMIT. */
-static void parse_targets(const char *arg, const char *what)
-{
-	const char *p = arg;
-
-	if (env.ntargets)
-		util_usage_error("tpstat", "-p and -t are given once, as a comma-separated list");
-	do {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(p, &end, 10);
-		if (errno || end == p || (*end && *end != ',') || v < 1 || v > 4194304 || *p == '+' ||
-		    *p == '-' || *p == ' ')
-			util_usage_error("tpstat", "invalid %s list '%s': whole numbers from 1 to 4194304, "
-					 "separated by commas", what, arg);
-		if (env.ntargets == MAX_TARGETS)
-			util_usage_error("tpstat", "too many %ss: at most %d", what, MAX_TARGETS);
-		env.targets[env.ntargets++] = (int)v;
-		p = *end ? end + 1 : end;
-	} while (*p);
-}
-
-static error_t parse_arg(int key, char *arg, struct argp_state *state)
-{
-	char *end;
-
-	switch (key) {
-	case 'l':
-		env.list = true;
-		break;
-	case 'j':
-		env.json = true;
-		break;
-	case 'v':
-		env.verbose = true;
-		break;
-	case OPT_PIN:
-		env.pin = true;
-		break;
-	case OPT_SUMMARY:
-		env.summary = true;
-		break;
-	case 'a':
-		env.system_wide = true;
-		break;
-	case 'A':
-		env.per_cpu = true;
-		break;
-	case 'p':
-		parse_targets(arg, "PID");
-		break;
-	case 't':
-		parse_targets(arg, "TID");
-		env.tids = true;
-		break;
-	case 'G':
-		env.cgroup = arg;
-		break;
-	case 'x':
-		if (!*arg || strlen(arg) > 8)
-			util_usage_error("tpstat", "invalid separator '%s': 1 to 8 characters", arg);
-		env.csv = arg;
-		break;
-	case 'r':
-		errno = 0;
-		env.repeat = strtol(arg, &end, 10);
-		if (errno || end == arg || *end || env.repeat < 1 || env.repeat > MAX_REPEAT)
-			util_usage_error("tpstat", "invalid repeat count '%s': a whole number from 1 to %d",
-					 arg, MAX_REPEAT);
-		break;
-	case 'i':
-		env.interval = util_parse_interval("tpstat", arg);
-		break;
-	case 'd':
-		if (util_parse_seconds(arg, &env.duration))
-			util_usage_error("tpstat", "invalid duration '%s': a number of seconds > 0", arg);
-		break;
-	case 'c':
-		errno = 0;
-		env.count = strtol(arg, &end, 10);
-		if (errno || end == arg || *end || env.count <= 0)
-			util_usage_error("tpstat", "invalid count '%s': a whole number > 0", arg);
-		if (env.count > MAX_COUNT)
-			util_usage_error("tpstat", "count %s is above the maximum of %ld intervals",
-					 arg, MAX_COUNT);
-		break;
-	case ARGP_KEY_ARG:
-		if (env.list) {
-			if (env.glob)
-				util_usage_error("tpstat", "-l takes at most one GLOB");
-			env.glob = arg;
-			break;
-		}
-		if (env.n == TPSTAT_MAX_TP)
-			util_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
-		for (int i = 0; i < env.n; i++)
-			if (!strcmp(env.names[i], arg))
-				util_usage_error("tpstat", "tracepoint '%s' is named twice", arg);
-		if (strlen(arg) >= TP_NAME_LEN)
-			util_usage_error("tpstat", "tracepoint name too long (%zu bytes, at most %d): "
-					 "'%.40s...'", strlen(arg), TP_NAME_LEN - 1, arg);
-		env.names[env.n++] = arg;
-		break;
-	case ARGP_KEY_END:
-		if (env.list && (env.n || env.command || env.interval || env.duration || env.count))
-			util_usage_error("tpstat", "-l takes no other options and no command");
-		if (!env.list && !env.n)
-			util_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");
-		if (env.count && !env.interval)
-			util_usage_error("tpstat", "-c counts intervals: it needs -i");
-		if ((env.ntargets != 0) + (env.cgroup != NULL) > 1)
-			util_usage_error("tpstat", "-p, -t and -G cannot be combined: name one target");
-		if (env.system_wide && env.ntargets)
-			util_usage_error("tpstat", "-a counts system wide: it cannot be combined with %s",
-					 env.tids ? "-t" : "-p");
-		if (env.repeat && !env.command)
-			util_usage_error("tpstat", "-r repeats a command: give one after --");
-		if (env.repeat && (env.interval || env.duration))
-			util_usage_error("tpstat", "-r cannot be combined with -i or -d");
-		if (env.csv && env.json)
-			util_usage_error("tpstat", "-x and -j cannot be combined: choose CSV or JSON");
-		if (env.summary && !env.interval)
-			util_usage_error("tpstat", "--summary prints totals after intervals: it needs -i");
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
 
 /* The kernel's raw tracepoints, or one line saying why not (the caller exits 1). */
 static int load_tracepoints(struct tp_list *l)
@@ -663,145 +443,13 @@ static int run(struct state *s)
 	return status;
 }
 
-/* -p/-t: every target must exist now (one line naming the first that does not). */
-static int check_targets(void)
-{
-	char path[64];
-
-	for (int i = 0; i < env.ntargets; i++) {
-		snprintf(path, sizeof(path), "/proc/%d", env.targets[i]);
-		if (access(path, F_OK)) {
-			fprintf(stderr, "tpstat: no such %s: %d\n", env.tids ? "thread" : "process",
-				env.targets[i]);
-			return EXIT_USAGE;
-		}
-		if (env.tids) {
-			/* /proc/TID works for threads; a process id passed as -t is a thread too. */
-			continue;
-		}
-		snprintf(path, sizeof(path), "/proc/%d/task/%d", env.targets[i], env.targets[i]);
-		if (access(path, F_OK)) {
-			fprintf(stderr, "tpstat: %d is a thread, not a process: use -t %d\n",
-				env.targets[i], env.targets[i]);
-			return EXIT_USAGE;
-		}
-	}
-	return 0;
-}
-
-/* -G: a cgroup v2 directory, as a path or relative to /sys/fs/cgroup; its fd, or -1. */
-static int open_cgroup(char *path, size_t len)
-{
-	struct statfs sfs;
-	int fd;
-
-	if (env.cgroup[0] == '/')
-		snprintf(path, len, "%s", env.cgroup);
-	else
-		snprintf(path, len, "/sys/fs/cgroup/%s", env.cgroup);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "tpstat: cannot open cgroup '%s': %s\n", env.cgroup, strerror(errno));
-		return -1;
-	}
-	if (fstatfs(fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
-		fprintf(stderr, "tpstat: '%s' is not a cgroup v2 directory (mount cgroup2 at "
-			"/sys/fs/cgroup)\n", path);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Set the filter in .rodata before load: what counts, said once for the output too. */
-static void choose_target(struct state *s)
-{
-	struct tpstat_bpf *skel = s->skel;
-	__u32 filter = TPSTAT_FILTER_NONE;
-	size_t off;
-
-	if (env.ntargets) {
-		filter = env.tids ? TPSTAT_FILTER_TID : TPSTAT_FILTER_TGID;
-		off = snprintf(s->target, sizeof(s->target), "%s ", env.tids ? "TID" : "PID");
-		for (int i = 0; i < env.ntargets && off < sizeof(s->target); i++)
-			off += snprintf(s->target + off, sizeof(s->target) - off, "%s%d", i ? "," : "",
-					env.targets[i]);
-	} else if (env.cgroup) {
-		filter = TPSTAT_FILTER_CGROUP;
-		snprintf(s->target, sizeof(s->target), "cgroup %s", env.cgroup);
-	} else if (env.command && !env.system_wide) {
-		filter = TPSTAT_FILTER_TGID;
-		s->tree = true;
-		snprintf(s->target, sizeof(s->target), "its process tree");
-	} else {
-		snprintf(s->target, sizeof(s->target), "system wide");
-	}
-	skel->rodata->filter = filter;
-	bpf_program__set_autoload(skel->progs.tpstat_fork, s->tree);
-	bpf_program__set_autoload(skel->progs.tpstat_free, filter == TPSTAT_FILTER_TGID ||
-				  filter == TPSTAT_FILTER_TID);
-}
-
-/* After load: fill the targets and attach the programs that keep them current. */
-static int set_targets(struct state *s)
-{
-	char path[4096];
-	__u8 one = 1;
-	__u32 zero = 0;
-	int fd, err;
-
-	for (int i = 0; i < env.ntargets; i++) {
-		__u32 id = env.targets[i];
-
-		if (bpf_map__update_elem(s->skel->maps.targets, &id, sizeof(id), &one, sizeof(one),
-					 BPF_ANY)) {
-			fprintf(stderr, "tpstat: cannot add target %u: %s\n", id, strerror(errno));
-			return 1;
-		}
-	}
-	if (env.cgroup) {
-		fd = open_cgroup(path, sizeof(path));
-		if (fd < 0)
-			return EXIT_USAGE;
-		err = bpf_map__update_elem(s->skel->maps.target_cgroup, &zero, sizeof(zero), &fd,
-					   sizeof(fd), BPF_ANY);
-		close(fd);
-		if (err) {
-			fprintf(stderr, "tpstat: cannot use cgroup '%s': %s\n", env.cgroup, strerror(-err));
-			return 1;
-		}
-	}
-	if (bpf_program__autoload(s->skel->progs.tpstat_fork)) {
-		s->task_links[0] = bpf_program__attach(s->skel->progs.tpstat_fork);
-		if (!s->task_links[0]) {
-			fprintf(stderr, "tpstat: cannot follow forks (sched_process_fork): %s\n",
-				util_bpf_load_hint(-errno));
-			return 1;
-		}
-	}
-	if (bpf_program__autoload(s->skel->progs.tpstat_free)) {
-		s->task_links[1] = bpf_program__attach(s->skel->progs.tpstat_free);
-		if (!s->task_links[1]) {
-			fprintf(stderr, "tpstat: cannot follow exits (sched_process_free): %s\n",
-				util_bpf_load_hint(-errno));
-			return 1;
-		}
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
-	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
 	static struct state s;
 	struct tp_list l;
 	int err, status = 1;
 
-	argp_err_exit_status = EXIT_USAGE;
-	argv[0] = "tpstat";	/* argp names the program in its messages */
-	env.command = util_split_command(&argc, argv);
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return EXIT_USAGE;
+	tpstat_parse_args(argc, argv);
 	util_setup_libbpf(env.verbose);
 	if (env.list)
 		return list_tracepoints();
@@ -811,19 +459,9 @@ int main(int argc, char **argv)
 	status = resolve_names(&l, s.tps);
 	if (status)
 		goto out_list;
-	status = check_targets();
+	status = tpstat_check_targets();
 	if (status)
 		goto out_list;
-	if (env.cgroup) {
-		char path[4096];
-		int fd = open_cgroup(path, sizeof(path));
-
-		if (fd < 0) {
-			status = EXIT_USAGE;
-			goto out_list;
-		}
-		close(fd);
-	}
 	status = util_check_bpf("tpstat", "counting");
 	if (status)
 		goto out_list;
@@ -850,14 +488,14 @@ int main(int argc, char **argv)
 			bpf_program__set_autoload(s.progs[i], true);
 		}
 	}
-	choose_target(&s);
+	s.tree = tpstat_choose_target(s.skel, s.target, sizeof(s.target));
 	err = tpstat_bpf__load(s.skel);
 	if (err) {
 		fprintf(stderr, "tpstat: cannot load the BPF programs: %s\n", util_bpf_load_hint(err));
 		status = err == -EPERM || err == -EACCES ? EXIT_USAGE : 1;
 		goto out;
 	}
-	status = set_targets(&s);
+	status = tpstat_set_targets(s.skel, s.task_links);
 	if (status)
 		goto out;
 	for (int i = 0; i < env.n; i++) {

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tpstat's options: --help text, parsing and the checks of tpstat_cli.h. */
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tpstat_cli.h"
+#include "tplist.h"
+#include "cli.h"
+#include "cmd.h"
+
+struct tpstat_env env;
+
+
+const char *argp_program_version = "tpstat (bareatom) 0.1";
+const char *argp_program_bug_address = "the bareatom issue tracker";
+static const char doc[] =
+"Count raw and bare tracepoints exactly, with BPF atomics.\n"
+"\n"
+"USAGE: tpstat [-i SECS [-c COUNT] [--summary]] [-d SECS] [-j | -x SEP] [-A] [--pin]\n"
+"              [-a | -p PID,.. | -t TID,.. | -G CGROUP] TRACEPOINT...\n"
+"       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
+"       tpstat -l [GLOB]\n"
+"\n"
+"A TRACEPOINT is a raw tracepoint name as in BTF (btf_trace_NAME): a trace event's\n"
+"tracepoint like sched_switch, a bare one with no trace event like pelt_cfs_tp,\n"
+"or a loaded module's, like tpgen_a. With -- CMD only events of CMD's process tree\n"
+"count (children included), unless -a: system wide. -p, -t and -G count only those\n"
+"processes (their threads too), threads, or a cgroup v2 subtree. Counting runs until\n"
+"Ctrl-C, -d SECS, COUNT intervals (-c with -i) or the end of CMD. Hits the kernel\n"
+"did not let the program see are shown as missed: count + missed = hits. SIGUSR1\n"
+"pauses and resumes counting.\n"
+"\n"
+"Exit status: 0 on success, 2 for usage errors, unknown tracepoints, processes or\n"
+"cgroups, and missing privileges, 1 for other errors (including CMD failing).\n"
+"\n"
+"EXAMPLES:\n"
+"    tpstat -l 'pelt*'                  # list the scheduler's bare PELT tracepoints\n"
+"    tpstat pelt_cfs_tp sched_switch    # count until Ctrl-C\n"
+"    tpstat -i 1 -c 5 sched_update_nr_running_tp   # five 1 s intervals\n"
+"    tpstat -r 5 sched_switch -- make -j2   # mean and noise over 5 runs\n"
+"    tpstat -A -x, -p 1234 sched_switch     # one CSV row per CPU, for PID 1234\n"
+"    tpstat -a -j tpgen_a -- sh -c 'echo tpgen_a 100 all > /sys/kernel/debug/tpgen/fire'\n"
+"    tpstat --pin -d 60 sched_switch &  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n";
+
+enum { OPT_PIN = 256, OPT_SUMMARY };
+
+static const struct argp_option opts[] = {
+	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (optionally matching GLOB)", 0 },
+	{ "all-cpus", 'a', NULL, 0, "Count system wide, also with a CMD", 0 },
+	{ "pid", 'p', "PID", 0, "Count only these processes (comma-separated; threads included)", 0 },
+	{ "tid", 't', "TID", 0, "Count only these threads (comma-separated)", 0 },
+	{ "cgroup", 'G', "CGROUP", 0, "Count only tasks in this cgroup v2 and its descendants", 0 },
+	{ "interval", 'i', "SECS", 0, "Print deltas every SECS seconds (fractions allowed, >= 0.001)", 0 },
+	{ "count", 'c', "COUNT", 0, "Stop after COUNT intervals (needs -i; at most 1000000000)", 0 },
+	{ "summary", OPT_SUMMARY, NULL, 0, "With -i: print the totals after the intervals", 0 },
+	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
+	{ "repeat", 'r', "N", 0, "Run CMD N times: mean and noise per tracepoint", 0 },
+	{ "per-cpu", 'A', NULL, 0, "A row per CPU too", 0 },
+	{ "field-separator", 'x', "SEP", 0, "CSV with this separator (columns in tpstat(8))", 0 },
+	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
+	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under " PIN_DIR " while running", 0 },
+	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
+	{},
+};
+
+/* "1,2,3": PIDs or TIDs, each a whole number from 1 to the kernel's PID_MAX_LIMIT. */
+static void parse_targets(const char *arg, const char *what)
+{
+	const char *p = arg;
+
+	if (env.ntargets)
+		util_usage_error("tpstat", "-p and -t are given once, as a comma-separated list");
+	do {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || (*end && *end != ',') || v < 1 || v > 4194304 || *p == '+' ||
+		    *p == '-' || *p == ' ')
+			util_usage_error("tpstat", "invalid %s list '%s': whole numbers from 1 to 4194304, "
+					 "separated by commas", what, arg);
+		if (env.ntargets == MAX_TARGETS)
+			util_usage_error("tpstat", "too many %ss: at most %d", what, MAX_TARGETS);
+		env.targets[env.ntargets++] = (int)v;
+		p = *end ? end + 1 : end;
+	} while (*p);
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	char *end;
+
+	switch (key) {
+	case 'l':
+		env.list = true;
+		break;
+	case 'j':
+		env.json = true;
+		break;
+	case 'v':
+		env.verbose = true;
+		break;
+	case OPT_PIN:
+		env.pin = true;
+		break;
+	case OPT_SUMMARY:
+		env.summary = true;
+		break;
+	case 'a':
+		env.system_wide = true;
+		break;
+	case 'A':
+		env.per_cpu = true;
+		break;
+	case 'p':
+		parse_targets(arg, "PID");
+		break;
+	case 't':
+		parse_targets(arg, "TID");
+		env.tids = true;
+		break;
+	case 'G':
+		env.cgroup = arg;
+		break;
+	case 'x':
+		if (!*arg || strlen(arg) > 8)
+			util_usage_error("tpstat", "invalid separator '%s': 1 to 8 characters", arg);
+		env.csv = arg;
+		break;
+	case 'r':
+		errno = 0;
+		env.repeat = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || env.repeat < 1 || env.repeat > MAX_REPEAT)
+			util_usage_error("tpstat", "invalid repeat count '%s': a whole number from 1 to %d",
+					 arg, MAX_REPEAT);
+		break;
+	case 'i':
+		env.interval = util_parse_interval("tpstat", arg);
+		break;
+	case 'd':
+		if (util_parse_seconds(arg, &env.duration))
+			util_usage_error("tpstat", "invalid duration '%s': a number of seconds > 0", arg);
+		break;
+	case 'c':
+		errno = 0;
+		env.count = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || env.count <= 0)
+			util_usage_error("tpstat", "invalid count '%s': a whole number > 0", arg);
+		if (env.count > MAX_COUNT)
+			util_usage_error("tpstat", "count %s is above the maximum of %ld intervals",
+					 arg, MAX_COUNT);
+		break;
+	case ARGP_KEY_ARG:
+		if (env.list) {
+			if (env.glob)
+				util_usage_error("tpstat", "-l takes at most one GLOB");
+			env.glob = arg;
+			break;
+		}
+		if (env.n == TPSTAT_MAX_TP)
+			util_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
+		for (int i = 0; i < env.n; i++)
+			if (!strcmp(env.names[i], arg))
+				util_usage_error("tpstat", "tracepoint '%s' is named twice", arg);
+		if (strlen(arg) >= TP_NAME_LEN)
+			util_usage_error("tpstat", "tracepoint name too long (%zu bytes, at most %d): "
+					 "'%.40s...'", strlen(arg), TP_NAME_LEN - 1, arg);
+		env.names[env.n++] = arg;
+		break;
+	case ARGP_KEY_END:
+		if (env.list && (env.n || env.command || env.interval || env.duration || env.count))
+			util_usage_error("tpstat", "-l takes no other options and no command");
+		if (!env.list && !env.n)
+			util_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");
+		if (env.count && !env.interval)
+			util_usage_error("tpstat", "-c counts intervals: it needs -i");
+		if ((env.ntargets != 0) + (env.cgroup != NULL) > 1)
+			util_usage_error("tpstat", "-p, -t and -G cannot be combined: name one target");
+		if (env.system_wide && env.ntargets)
+			util_usage_error("tpstat", "-a counts system wide: it cannot be combined with %s",
+					 env.tids ? "-t" : "-p");
+		if (env.repeat && !env.command)
+			util_usage_error("tpstat", "-r repeats a command: give one after --");
+		if (env.repeat && (env.interval || env.duration))
+			util_usage_error("tpstat", "-r cannot be combined with -i or -d");
+		if (env.csv && env.json)
+			util_usage_error("tpstat", "-x and -j cannot be combined: choose CSV or JSON");
+		if (env.summary && !env.interval)
+			util_usage_error("tpstat", "--summary prints totals after intervals: it needs -i");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+void tpstat_parse_args(int argc, char **argv)
+{
+	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
+
+	argp_err_exit_status = EXIT_USAGE;
+	argv[0] = "tpstat";	/* argp names the program in its messages */
+	env.command = util_split_command(&argc, argv);
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		exit(EXIT_USAGE);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tpstat's command line: the options as parsed and checked (struct tpstat_env), for the
+ * counting (tpstat.c) and the targets (tpstat_target.c). Usage errors end the program
+ * here: one line, exit 2.
+ */
+#ifndef __BAREATOM_TPSTAT_CLI_H
+#define __BAREATOM_TPSTAT_CLI_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "tpstat.h"
+
+#define PIN_DIR "/sys/fs/bpf/bareatom/tpstat"
+#define EXIT_USAGE 2
+/* The most intervals -c takes: interval numbers are ints, the final line is one more. */
+#define MAX_COUNT 1000000000L
+
+#define MAX_TARGETS 256	/* PIDs or TIDs on the command line */
+#define MAX_REPEAT 10000
+
+struct tpstat_env {
+	bool list;
+	bool json;
+	bool verbose;
+	bool pin;
+	bool system_wide;	/* -a */
+	bool per_cpu;		/* -A */
+	bool summary;		/* --summary */
+	bool tids;		/* the targets are threads (-t), not processes (-p) */
+	double interval;
+	double duration;
+	long count;
+	long repeat;		/* -r N: 0 when not given */
+	const char *csv;	/* -x SEP */
+	const char *cgroup;	/* -G */
+	int ntargets;
+	int targets[MAX_TARGETS];
+	char **command;
+	char *names[TPSTAT_MAX_TP + 1];
+	int n;
+	const char *glob;
+};
+
+extern struct tpstat_env env;
+
+/* Parse and check argv (CMD after "--" split off first); returns only when it is usable. */
+void tpstat_parse_args(int argc, char **argv);
+
+#endif /* __BAREATOM_TPSTAT_CLI_H */

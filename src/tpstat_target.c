@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tpstat's targets (-p, -t, -G, -- CMD's process tree): checked before anything is loaded,
+ * the filter chosen in .rodata, the targets map filled and the programs that keep it
+ * current (forks, exits) attached.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <bpf/libbpf.h>
+#include "tpstat_cli.h"
+#include "tpstat_target.h"
+#include "tpstat.skel.h"
+#include "bpf_util.h"
+
+/* -p/-t: every target must exist now (one line naming the first that does not). */
+static int check_ids(void)
+{
+	char path[64];
+
+	for (int i = 0; i < env.ntargets; i++) {
+		snprintf(path, sizeof(path), "/proc/%d", env.targets[i]);
+		if (access(path, F_OK)) {
+			fprintf(stderr, "tpstat: no such %s: %d\n", env.tids ? "thread" : "process",
+				env.targets[i]);
+			return EXIT_USAGE;
+		}
+		if (env.tids) {
+			/* /proc/TID works for threads; a process id passed as -t is a thread too. */
+			continue;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", env.targets[i], env.targets[i]);
+		if (access(path, F_OK)) {
+			fprintf(stderr, "tpstat: %d is a thread, not a process: use -t %d\n",
+				env.targets[i], env.targets[i]);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* -G: a cgroup v2 directory, as a path or relative to /sys/fs/cgroup; its fd, or -1. */
+static int open_cgroup(char *path, size_t len)
+{
+	struct statfs sfs;
+	int fd;
+
+	if (env.cgroup[0] == '/')
+		snprintf(path, len, "%s", env.cgroup);
+	else
+		snprintf(path, len, "/sys/fs/cgroup/%s", env.cgroup);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "tpstat: cannot open cgroup '%s': %s\n", env.cgroup, strerror(errno));
+		return -1;
+	}
+	if (fstatfs(fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		fprintf(stderr, "tpstat: '%s' is not a cgroup v2 directory (mount cgroup2 at "
+			"/sys/fs/cgroup)\n", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int tpstat_check_targets(void)
+{
+	char path[4096];
+	int fd, err = check_ids();
+
+	if (err || !env.cgroup)
+		return err;
+	fd = open_cgroup(path, sizeof(path));
+	if (fd < 0)
+		return EXIT_USAGE;
+	close(fd);
+	return 0;
+}
+
+bool tpstat_choose_target(struct tpstat_bpf *skel, char *target, size_t len)
+{
+	__u32 filter = TPSTAT_FILTER_NONE;
+	bool tree = false;
+	size_t off;
+
+	if (env.ntargets) {
+		filter = env.tids ? TPSTAT_FILTER_TID : TPSTAT_FILTER_TGID;
+		off = snprintf(target, len, "%s ", env.tids ? "TID" : "PID");
+		for (int i = 0; i < env.ntargets && off < len; i++)
+			off += snprintf(target + off, len - off, "%s%d", i ? "," : "",
+					env.targets[i]);
+	} else if (env.cgroup) {
+		filter = TPSTAT_FILTER_CGROUP;
+		snprintf(target, len, "cgroup %s", env.cgroup);
+	} else if (env.command && !env.system_wide) {
+		filter = TPSTAT_FILTER_TGID;
+		tree = true;
+		snprintf(target, len, "its process tree");
+	} else {
+		snprintf(target, len, "system wide");
+	}
+	skel->rodata->filter = filter;
+	bpf_program__set_autoload(skel->progs.tpstat_fork, tree);
+	bpf_program__set_autoload(skel->progs.tpstat_free, filter == TPSTAT_FILTER_TGID ||
+				  filter == TPSTAT_FILTER_TID);
+	return tree;
+}
+
+int tpstat_set_targets(struct tpstat_bpf *skel, struct bpf_link *task_links[2])
+{
+	char path[4096];
+	__u8 one = 1;
+	__u32 zero = 0;
+	int fd, err;
+
+	for (int i = 0; i < env.ntargets; i++) {
+		__u32 id = env.targets[i];
+
+		if (bpf_map__update_elem(skel->maps.targets, &id, sizeof(id), &one, sizeof(one),
+					 BPF_ANY)) {
+			fprintf(stderr, "tpstat: cannot add target %u: %s\n", id, strerror(errno));
+			return 1;
+		}
+	}
+	if (env.cgroup) {
+		fd = open_cgroup(path, sizeof(path));
+		if (fd < 0)
+			return EXIT_USAGE;
+		err = bpf_map__update_elem(skel->maps.target_cgroup, &zero, sizeof(zero), &fd,
+					   sizeof(fd), BPF_ANY);
+		close(fd);
+		if (err) {
+			fprintf(stderr, "tpstat: cannot use cgroup '%s': %s\n", env.cgroup, strerror(-err));
+			return 1;
+		}
+	}
+	if (bpf_program__autoload(skel->progs.tpstat_fork)) {
+		task_links[0] = bpf_program__attach(skel->progs.tpstat_fork);
+		if (!task_links[0]) {
+			fprintf(stderr, "tpstat: cannot follow forks (sched_process_fork): %s\n",
+				util_bpf_load_hint(-errno));
+			return 1;
+		}
+	}
+	if (bpf_program__autoload(skel->progs.tpstat_free)) {
+		task_links[1] = bpf_program__attach(skel->progs.tpstat_free);
+		if (!task_links[1]) {
+			fprintf(stderr, "tpstat: cannot follow exits (sched_process_free): %s\n",
+				util_bpf_load_hint(-errno));
+			return 1;
+		}
+	}
+	return 0;
+}
