@@ -83,7 +83,7 @@ $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
-$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
+$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpfield.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(UTIL) \
 		$(BUILD)/libcookie.a
 $(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
@@ -161,6 +161,10 @@ $(BUILD)/tests/unit/cookie-store: $(BUILD)/cookie_store.o
 $(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(UTIL)
 $(BUILD)/tests/unit/json-writer: $(UTIL)
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
+$(BUILD)/tests/unit/tpfield: $(BUILD)/tpfield.o $(BUILD)/tests/unit/layout/kernel-layout.o
+$(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(BUILD)/vmlinux.h
+	@mkdir -p $(dir $@)
+	$(CC) -I$(BUILD) -c $< -o $@
 $(BUILD)/tests/unit/runloop: $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
 

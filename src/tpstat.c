@@ -15,6 +15,7 @@
 #include "tpstat.h"
 #include "tpstat.skel.h"
 #include "tplist.h"
+#include "tpfield.h"
 #include "runloop.h"
 #include "tpstat_fmt.h"
 #include "tpstat_cli.h"
@@ -38,8 +39,62 @@ static int load_tracepoints(struct tp_list *l)
 	return err;
 }
 
+/* -lv: @tp's arguments, or false when its BTF cannot tell (a module unloading under us). */
+static bool proto_of(struct tpfield_btfs *btfs, const struct tp_info *tp, struct tpfield_proto *p)
+{
+	const struct btf *btf = tpfield_btf(btfs, tp->module);
+
+	return btf && !tpfield_proto(btf, tp->name, p);
+}
+
+static void list_json(struct json *j, struct tpfield_btfs *btfs, const struct tp_info *tp)
+{
+	struct tpfield_proto p;
+	char proto[1024];
+
+	json_object_begin(j);
+	json_string_field(j, "name", tp->name);
+	fmt_json_kind_field(j, tp->kind);
+	json_string_field(j, "module", tp->module);
+	if (env.verbose) {
+		if (proto_of(btfs, tp, &p)) {
+			tpfield_proto_str(tp->name, &p, proto, sizeof(proto));
+			json_string_field(j, "proto", proto);
+			json_bool_field(j, "arg_names", p.named);
+			json_array_field_begin(j, "args");
+			for (int i = 0; i < p.nargs; i++) {
+				json_object_begin(j);
+				json_string_field(j, "name", p.args[i].name);
+				json_string_field(j, "type", p.args[i].type);
+				json_object_end(j);
+			}
+			json_array_end(j);
+		} else {
+			json_null_field(j, "proto");
+		}
+	}
+	json_object_end(j);
+}
+
+static void list_text(struct tpfield_btfs *btfs, const struct tp_info *tp)
+{
+	struct tpfield_proto p;
+	char proto[1024];
+
+	if (!env.verbose) {
+		printf("%-40s %-5s %s\n", tp->name, tp_kind_name(tp->kind), tp->module);
+		return;
+	}
+	if (proto_of(btfs, tp, &p))
+		tpfield_proto_str(tp->name, &p, proto, sizeof(proto));
+	else
+		snprintf(proto, sizeof(proto), "%s(?)", tp->name);
+	printf("%-5s %-12s %s\n", tp_kind_name(tp->kind), tp->module, proto);
+}
+
 static int list_tracepoints(void)
 {
+	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
 	struct tp_list l;
 	struct json j;
 	int shown = 0;
@@ -50,6 +105,8 @@ static int list_tracepoints(void)
 	json_init(&j, stdout);
 	if (env.json)
 		json_array_begin(&j);
+	else if (env.verbose)
+		printf("%-5s %-12s %s\n", "KIND", "MODULE", "PROTOTYPE");
 	else
 		printf("%-40s %-5s %s\n", "TRACEPOINT", "KIND", "MODULE");
 	for (size_t i = 0; i < l.n; i++) {
@@ -57,19 +114,15 @@ static int list_tracepoints(void)
 
 		if (env.glob && fnmatch(env.glob, tp->name, 0))
 			continue;
-		if (env.json) {
-			json_object_begin(&j);
-			json_string_field(&j, "name", tp->name);
-			fmt_json_kind_field(&j, tp->kind);
-			json_string_field(&j, "module", tp->module);
-			json_object_end(&j);
-		} else {
-			printf("%-40s %-5s %s\n", tp->name, tp_kind_name(tp->kind), tp->module);
-		}
+		if (env.json)
+			list_json(&j, &btfs, tp);
+		else
+			list_text(&btfs, tp);
 		shown++;
 	}
 	if (env.json)
 		json_array_end(&j);	/* ends the line */
+	tpfield_btfs_free(&btfs);
 	tplist_free(&l);
 	if (!shown && env.glob) {
 		fprintf(stderr, "tpstat: no tracepoint matches '%s'\n", env.glob);

@@ -20,7 +20,7 @@ static const char doc[] =
 "USAGE: tpstat [-i SECS [-c COUNT] [--summary]] [-d SECS] [-j | -x SEP] [-A] [--pin]\n"
 "              [-a | -p PID,.. | -t TID,.. | -G CGROUP] TRACEPOINT...\n"
 "       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
-"       tpstat -l [GLOB]\n"
+"       tpstat -l [-v] [GLOB]\n"
 "\n"
 "A TRACEPOINT is a raw tracepoint name as in BTF (btf_trace_NAME): a trace event's\n"
 "tracepoint like sched_switch, a bare one with no trace event like pelt_cfs_tp,\n"
@@ -36,6 +36,7 @@ static const char doc[] =
 "\n"
 "EXAMPLES:\n"
 "    tpstat -l 'pelt*'                  # list the scheduler's bare PELT tracepoints\n"
+"    tpstat -lv pelt_cfs_tp             # and what they carry: pelt_cfs_tp(struct cfs_rq *cfs_rq)\n"
 "    tpstat pelt_cfs_tp sched_switch    # count until Ctrl-C\n"
 "    tpstat -i 1 -c 5 sched_update_nr_running_tp   # five 1 s intervals\n"
 "    tpstat -r 5 sched_switch -- make -j2   # mean and noise over 5 runs\n"
@@ -60,7 +61,7 @@ static const struct argp_option opts[] = {
 	{ "field-separator", 'x', "SEP", 0, "CSV with this separator (columns in tpstat(8))", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under " PIN_DIR " while running", 0 },
-	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
+	{ "verbose", 'v', NULL, 0, "Show libbpf debug output; with -l, prototypes", 0 },
 	{},
 };
 

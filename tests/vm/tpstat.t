@@ -68,6 +68,15 @@ grep -qE '^tpgen_a +bare +tpgen$' <<<"$list"
 ok $? "tpstat -l lists tpgen_a from module tpgen"
 grep -qE '^br_eht_host_create +bare +vmlinux$' <<<"$list"
 ok $? "tpstat -l lists our patch's bare EHT tracepoints"
+is "$(tpstat -lv pelt_cfs_tp | tail -n1)" "bare  vmlinux      pelt_cfs_tp(struct cfs_rq *cfs_rq)" \
+	"tpstat -lv: the prototype with the argument's name, from BTF"
+is "$(tpstat -lv tpgen_a | tail -n1)" "bare  tpgen        tpgen_a(u64 seq, struct tpgen_ctx *ctx)" \
+	"tpstat -lv: a module's tracepoint, from the module's split BTF"
+is "$(tpstat -lv -j sched_update_nr_running_tp | jq -c '.[0] | [.proto, .arg_names, .args]')" \
+	'["sched_update_nr_running_tp(struct rq *rq, int change)",true,[{"name":"rq","type":"struct rq *"},{"name":"change","type":"int"}]]' \
+	"tpstat -lv -j: proto, arg_names and args"
+is "$(tpstat -lv 'pelt_*' | tail -n +2 | wc -l)" "$(tpstat -l 'pelt_*' | tail -n +2 | wc -l)" \
+	"tpstat -lv lists the same tracepoints as -l"
 is "$(tpstat -l -j 'pelt_*' | jq -r 'map(.name) | sort | join(",")')" \
 	"pelt_cfs_tp,pelt_dl_tp,pelt_irq_tp,pelt_rt_tp,pelt_se_tp,pelt_thermal_tp" "tpstat -l -j GLOB filters, valid JSON"
 

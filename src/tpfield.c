@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Tracepoint prototypes and field expressions from BTF (tpfield.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "tpfield.h"
+
+struct sbuf {
+	char *buf;
+	size_t len, used;
+};
+
+static void sbuf_vprintf(void *ctx, const char *fmt, va_list ap)
+{
+	struct sbuf *b = ctx;
+	int n;
+
+	if (b->used >= b->len)
+		return;
+	n = vsnprintf(b->buf + b->used, b->len - b->used, fmt, ap);
+	if (n > 0)
+		b->used += (size_t)n < b->len - b->used ? (size_t)n : b->len - b->used - 1;
+}
+
+static void sbuf_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sbuf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+/* @id as C declares it ("struct cfs_rq *"), with @name after it when given. */
+static void type_str(const struct btf *btf, __u32 id, const char *name, char *buf, size_t len)
+{
+	struct sbuf b = { buf, len, 0 };
+	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = name ? name : "");
+	struct btf_dump *d;
+
+	buf[0] = '\0';
+	d = btf_dump__new(btf, sbuf_vprintf, &b, NULL);
+	if (!d) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	if (btf_dump__emit_type_decl(d, id, &o))
+		snprintf(buf, len, "?");
+	btf_dump__free(d);
+	/* "struct cfs_rq * " with no name: no trailing blank. */
+	for (size_t n = strlen(buf); n && buf[n - 1] == ' '; n--)
+		buf[n - 1] = '\0';
+}
+
+const struct btf *tpfield_btf(struct tpfield_btfs *c, const char *module)
+{
+	char path[512];
+
+	if (!c->vmlinux) {
+		snprintf(path, sizeof(path), "%s/vmlinux", c->dir);
+		c->vmlinux = btf__parse(path, NULL);
+		if (!c->vmlinux)
+			return NULL;
+	}
+	if (!strcmp(module, "vmlinux"))
+		return c->vmlinux;
+	if (c->mod && !strcmp(c->mod_name, module))
+		return c->mod;
+	btf__free(c->mod);
+	snprintf(path, sizeof(path), "%s/%s", c->dir, module);
+	c->mod = btf__parse_split(path, c->vmlinux);
+	snprintf(c->mod_name, sizeof(c->mod_name), "%s", c->mod ? module : "");
+	return c->mod;
+}
+
+void tpfield_btfs_free(struct tpfield_btfs *c)
+{
+	btf__free(c->mod);
+	btf__free(c->vmlinux);
+	c->mod = c->vmlinux = NULL;
+}
+
+/* FUNC_PROTO of @name, or 0. @fn: a FUNC's name; otherwise a typedef to a pointer to one. */
+static __u32 find_proto(const struct btf *btf, const char *name, bool fn)
+{
+	__s32 id = btf__find_by_name_kind(btf, name, fn ? BTF_KIND_FUNC : BTF_KIND_TYPEDEF);
+	const struct btf_type *t;
+
+	if (id <= 0)
+		return 0;
+	t = btf__type_by_id(btf, id);
+	if (!fn) {
+		t = btf__type_by_id(btf, t->type);
+		if (!t || !btf_is_ptr(t))
+			return 0;
+	}
+	id = t->type;
+	t = btf__type_by_id(btf, id);
+	return t && btf_is_func_proto(t) ? (__u32)id : 0;
+}
+
+int tpfield_proto(const struct btf *btf, const char *tp, struct tpfield_proto *p)
+{
+	char name[256];
+	const struct btf_param *params;
+	const struct btf_type *t;
+	__u32 id;
+	int first = 1;	/* __traceiter_NAME(void *__data, ...): __data is not the program's */
+
+	memset(p, 0, sizeof(*p));
+	snprintf(name, sizeof(name), "__traceiter_%s", tp);
+	id = find_proto(btf, name, true);
+	p->named = id != 0;
+	if (!id) {
+		/* btf_trace_NAME is typedef void (*)(void *, args...): the same shape, no names. */
+		snprintf(name, sizeof(name), "btf_trace_%s", tp);
+		id = find_proto(btf, name, false);
+		if (!id)
+			return -ENOENT;
+	}
+	t = btf__type_by_id(btf, id);
+	params = btf_params(t);
+	for (int i = first; i < btf_vlen(t) && p->nargs < TPFIELD_MAX_ARGS; i++) {
+		struct tpfield_arg *a = &p->args[p->nargs];
+		const char *pname = btf__name_by_offset(btf, params[i].name_off);
+
+		if (p->named && pname && *pname)
+			snprintf(a->name, sizeof(a->name), "%s", pname);
+		else
+			snprintf(a->name, sizeof(a->name), "arg%d", p->nargs);
+		a->type_id = params[i].type;
+		type_str(btf, a->type_id, NULL, a->type, sizeof(a->type));
+		p->nargs++;
+	}
+	return 0;
+}
+
+/* "struct rq *rq", "int change": the type, then the name, no blank after a '*'. */
+static const char *decl_sep(const struct tpfield_arg *a)
+{
+	size_t tl = strlen(a->type);
+
+	return tl && a->type[tl - 1] == '*' ? "" : " ";
+}
+
+void tpfield_proto_str(const char *tp, const struct tpfield_proto *p, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	o += snprintf(buf + o, len > o ? len - o : 0, "%s(", tp);
+	for (int i = 0; i < p->nargs; i++) {
+		const struct tpfield_arg *a = &p->args[i];
+
+		o += snprintf(buf + o, len > o ? len - o : 0, "%s%s%s%s", i ? ", " : "", a->type,
+			      decl_sep(a), a->name);
+	}
+	if (!p->nargs)
+		o += snprintf(buf + o, len > o ? len - o : 0, "void");
+	snprintf(buf + o, len > o ? len - o : 0, ")");
+}
+
+/* Skip typedefs and qualifiers: the type that says what the bytes are. */
+static const struct btf_type *resolved(const struct btf *btf, __u32 id, __u32 *out)
+{
+	__s32 r = btf__resolve_type(btf, id);
+
+	if (r < 0)
+		return NULL;
+	if (out)
+		*out = (__u32)r;
+	return btf__type_by_id(btf, r);
+}
+
+struct member {
+	__u32 type_id;
+	__u32 bit_off;		/* from the start of the outermost struct */
+	__u32 bitfield;		/* bits, 0 when not a bitfield */
+};
+
+/* Member @name of struct/union @t, looking into anonymous members too. */
+static bool find_member(const struct btf *btf, const struct btf_type *t, const char *name,
+			__u32 base, struct member *m)
+{
+	const struct btf_member *mem = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *mn = btf__name_by_offset(btf, mem[i].name_off);
+		__u32 off = base + btf_member_bit_offset(t, i);
+
+		if (mn && *mn) {
+			if (strcmp(mn, name))
+				continue;
+			*m = (struct member){ mem[i].type, off, btf_member_bitfield_size(t, i) };
+			return true;
+		} else {
+			const struct btf_type *in = resolved(btf, mem[i].type, NULL);
+
+			if (in && (btf_is_struct(in) || btf_is_union(in)) &&
+			    find_member(btf, in, name, off, m))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The names of @t's members (anonymous members' own), comma-separated, into @b. */
+static void list_members(const struct btf *btf, const struct btf_type *t, struct sbuf *b,
+			 int *n)
+{
+	const struct btf_member *mem = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *mn = btf__name_by_offset(btf, mem[i].name_off);
+		const struct btf_type *in;
+
+		if (mn && *mn) {
+			sbuf_printf(b, "%s%s", (*n)++ ? ", " : "", mn);
+			continue;
+		}
+		in = resolved(btf, mem[i].type, NULL);
+		if (in && (btf_is_struct(in) || btf_is_union(in)))
+			list_members(btf, in, b, n);
+	}
+}
+
+/* Where the expression is: a value in hand (an argument, a pointer read), or an object in
+ * kernel memory at the value in hand plus off. */
+struct cursor {
+	__u32 type_id;
+	bool in_mem;
+	__u32 off;
+	__u32 bitfield, bit_off;	/* a bitfield member: its bits, from the object's start */
+	char path[256];			/* the expression so far, for messages */
+};
+
+struct compile {
+	const struct btf *btf;
+	struct tpfield *f;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct compile *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->err, c->errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Read the pointer in memory at the cursor: afterwards the pointer is the value in hand. */
+static int load(struct compile *c, struct cursor *cur)
+{
+	if (c->f->nsteps == TPFIELD_MAX_STEPS)
+		return fail(c, "'%s' is too long: at most %d memory reads (pointers followed plus "
+			    "the value)", cur->path, TPFIELD_MAX_STEPS);
+	c->f->steps[c->f->nsteps++] = (struct tpfield_step){ cur->off, 8 };
+	cur->in_mem = false;
+	cur->off = 0;
+	return 0;
+}
+
+static void what(struct compile *c, __u32 id, char *buf, size_t len)
+{
+	type_str(c->btf, id, NULL, buf, len);
+}
+
+static int member_step(struct compile *c, struct cursor *cur, const char *name, bool arrow)
+{
+	char ty[TPFIELD_TYPE_LEN], list[TPFIELD_ERR_LEN / 2];
+	struct sbuf b = { list, sizeof(list), 0 };
+	const struct btf_type *t = resolved(c->btf, cur->type_id, NULL);
+	struct member m;
+	__u32 sid = cur->type_id;
+	int n = 0;
+
+	what(c, cur->type_id, ty, sizeof(ty));
+	if (!t)
+		return fail(c, "'%s' has a type this BTF cannot resolve", cur->path);
+	if (arrow) {
+		if (!btf_is_ptr(t))
+			return fail(c, "'%s' is %s, not a pointer: '->%s' needs one%s", cur->path, ty,
+				    name, btf_is_struct(t) || btf_is_union(t) ? " (use '.')" : "");
+		if (cur->in_mem && load(c, cur))
+			return -EINVAL;
+		t = resolved(c->btf, t->type, &sid);
+		if (!t || !(btf_is_struct(t) || btf_is_union(t)))
+			return fail(c, "'%s' is %s, which points to no struct or union: '->%s' has "
+				    "nothing to name", cur->path, ty, name);
+		cur->in_mem = true;
+		cur->off = 0;
+	} else {
+		if (btf_is_ptr(t))
+			return fail(c, "'%s' is %s, a pointer: use '->%s'", cur->path, ty, name);
+		if (!(btf_is_struct(t) || btf_is_union(t)))
+			return fail(c, "'%s' is %s, not a struct or union: it has no member '%s'",
+				    cur->path, ty, name);
+		if (!cur->in_mem)
+			return fail(c, "'%s' is a struct passed by value: tpstat reads members of "
+				    "structs in memory only", cur->path);
+		resolved(c->btf, cur->type_id, &sid);
+	}
+	if (!find_member(c->btf, t, name, 0, &m)) {
+		list_members(c->btf, t, &b, &n);
+		what(c, sid, ty, sizeof(ty));
+		return fail(c, "%s has no member '%s' on this kernel; its members: %s", ty, name,
+			    n ? list : "(none)");
+	}
+	if (m.bitfield) {
+		cur->bitfield = m.bitfield;
+		cur->bit_off = cur->off * 8 + m.bit_off;
+	} else {
+		if (m.bit_off % 8)
+			return fail(c, "'%s%s%s' is not byte aligned", cur->path, arrow ? "->" : ".",
+				    name);
+		cur->off += m.bit_off / 8;
+	}
+	cur->type_id = m.type_id;
+	snprintf(cur->path + strlen(cur->path), sizeof(cur->path) - strlen(cur->path), "%s%s",
+		 arrow ? "->" : ".", name);
+	return 0;
+}
+
+static int index_step(struct compile *c, struct cursor *cur, unsigned long idx)
+{
+	const struct btf_type *t = resolved(c->btf, cur->type_id, NULL);
+	char ty[TPFIELD_TYPE_LEN];
+	__u32 elem;
+	__s64 esize;
+
+	what(c, cur->type_id, ty, sizeof(ty));
+	if (t && btf_is_array(t) && cur->in_mem) {
+		const struct btf_array *a = btf_array(t);
+
+		if (idx >= a->nelems)
+			return fail(c, "index %lu is beyond '%s' (%s: %u elements)", idx, cur->path, ty,
+				    a->nelems);
+		elem = a->type;
+	} else if (t && btf_is_ptr(t)) {
+		if (cur->in_mem && load(c, cur))
+			return -EINVAL;
+		elem = t->type;
+		cur->in_mem = true;
+		cur->off = 0;
+	} else {
+		return fail(c, "'%s' is %s: only arrays and pointers take [%lu]", cur->path, ty, idx);
+	}
+	esize = btf__resolve_size(c->btf, elem);
+	if (esize <= 0)
+		return fail(c, "the elements of '%s' have no size", cur->path);
+	if ((unsigned long long)esize * idx + cur->off > 0xffffffffULL)
+		return fail(c, "index %lu of '%s' is too far", idx, cur->path);
+	cur->off += (__u32)(esize * idx);
+	cur->type_id = elem;
+	snprintf(cur->path + strlen(cur->path), sizeof(cur->path) - strlen(cur->path), "[%lu]",
+		 idx);
+	return 0;
+}
+
+/* The end of the expression: an integer, read from memory unless it is the argument. */
+static int leaf(struct compile *c, struct cursor *cur)
+{
+	const struct btf_type *t = resolved(c->btf, cur->type_id, NULL);
+	struct tpfield *f = c->f;
+	char ty[TPFIELD_TYPE_LEN];
+
+	what(c, cur->type_id, ty, sizeof(ty));
+	snprintf(f->type, sizeof(f->type), "%s", ty);
+	if (t && btf_is_int(t)) {
+		f->is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
+		f->size = t->size;
+	} else if (t && btf_is_any_enum(t)) {
+		f->is_signed = btf_kflag(t);
+		f->size = t->size;
+	} else {
+		const char *hint = !t ? "" : btf_is_ptr(t) ? ": follow it with '->' or '[i]'" :
+			btf_is_struct(t) || btf_is_union(t) ? ": name a member with '.'" :
+			btf_is_array(t) ? ": pick an element with '[i]'" : "";
+
+		return fail(c, "'%s' is %s, not an integer%s", cur->path, ty, hint);
+	}
+	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+		return fail(c, "'%s' is a %u-byte integer: tpstat reads 1, 2, 4 or 8", cur->path,
+			    f->size);
+	if (!cur->in_mem)
+		return 0;	/* the argument itself */
+	if (f->nsteps == TPFIELD_MAX_STEPS)
+		return fail(c, "'%s' is too long: at most %d memory reads (pointers followed plus "
+			    "the value)", cur->path, TPFIELD_MAX_STEPS);
+	if (cur->bitfield) {
+		/* Read the aligned unit of the bitfield's type that holds it (little endian). */
+		__u32 unit = f->size * 8, start = cur->bit_off / unit * unit;
+
+		if (cur->bit_off + cur->bitfield > start + unit)
+			return fail(c, "'%s' is a bitfield across two %u-byte units", cur->path,
+				    f->size);
+		f->steps[f->nsteps++] = (struct tpfield_step){ start / 8, f->size };
+		f->bit_off = cur->bit_off - start;
+		f->bit_size = cur->bitfield;
+		return 0;
+	}
+	f->steps[f->nsteps++] = (struct tpfield_step){ cur->off, f->size };
+	return 0;
+}
+
+static bool ident(const char **s, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (!isalpha((unsigned char)**s) && **s != '_')
+		return false;
+	while (isalnum((unsigned char)(*s)[n]) || (*s)[n] == '_')
+		n++;
+	if (n >= len)
+		return false;
+	memcpy(out, *s, n);
+	out[n] = '\0';
+	*s += n;
+	return true;
+}
+
+int tpfield_compile(const struct btf *btf, const struct tpfield_proto *p, const char *expr,
+		    struct tpfield *f, char *err, size_t errlen)
+{
+	struct compile c = { btf, f, err, errlen };
+	struct cursor cur = {};
+	char name[TPFIELD_NAME_LEN], list[TPFIELD_ERR_LEN / 2];
+	struct sbuf b = { list, sizeof(list), 0 };
+	const char *s = expr;
+	int arg = -1, err2;
+
+	memset(f, 0, sizeof(*f));
+	if (!ident(&s, name, sizeof(name)))
+		return fail(&c, "'%s' does not start with an argument name", expr);
+	for (int i = 0; i < p->nargs; i++)
+		if (!strcmp(p->args[i].name, name))
+			arg = i;
+	if (arg < 0 && !strncmp(name, "arg", 3) && isdigit((unsigned char)name[3])) {
+		char *end;
+		long k = strtol(name + 3, &end, 10);
+
+		if (!*end && k < p->nargs)
+			arg = (int)k;
+	}
+	if (arg < 0) {
+		for (int i = 0; i < p->nargs; i++)
+			sbuf_printf(&b, "%s%s%s%s (arg%d)", i ? ", " : "", p->args[i].type,
+				    decl_sep(&p->args[i]), p->args[i].name, i);
+		return fail(&c, "no argument '%s'; the arguments are: %s", name,
+			    p->nargs ? list : "none");
+	}
+	f->arg = (__u32)arg;
+	cur.type_id = p->args[arg].type_id;
+	snprintf(cur.path, sizeof(cur.path), "%s", name);
+	while (*s) {
+		bool arrow = !strncmp(s, "->", 2);
+
+		if (cur.bitfield)
+			return fail(&c, "'%s' is a bitfield: it must be the end of the expression",
+				    cur.path);
+		if (arrow || *s == '.') {
+			s += arrow ? 2 : 1;
+			if (!ident(&s, name, sizeof(name)))
+				return fail(&c, "'%s': a member name must follow '%s'", expr,
+					    arrow ? "->" : ".");
+			err2 = member_step(&c, &cur, name, arrow);
+		} else if (*s == '[') {
+			char *end;
+			unsigned long idx;
+
+			s++;
+			if (!isdigit((unsigned char)*s))
+				return fail(&c, "'%s': an index is a number, as in [0]", expr);
+			errno = 0;
+			idx = strtoul(s, &end, 0);
+			if (errno || *end != ']')
+				return fail(&c, "'%s': an index is a number, as in [0]", expr);
+			s = end + 1;
+			err2 = index_step(&c, &cur, idx);
+		} else {
+			return fail(&c, "'%s': unexpected '%c' after '%s' (steps are ->m, .m and [i])",
+				    expr, *s, cur.path);
+		}
+		if (err2)
+			return err2;
+	}
+	return leaf(&c, &cur);
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a tracepoint carries, from the running kernel's BTF, and field expressions over it.
+ *
+ * A raw tracepoint program gets the tracepoint's arguments as an array of u64 (ctx[0] ...).
+ * Their names and types are those of the __traceiter_NAME function's prototype (its first
+ * parameter, void *__data, is not passed to programs); on kernels without that function
+ * the btf_trace_NAME typedef gives the types and the names are arg0, arg1, ...
+ *
+ * A field expression is an argument (by name or argN) followed by ->member, .member and
+ * [index] steps, ending in an integer (any width, signed or not, enums, bool, bitfields).
+ * It compiles to a short list of memory reads: each reads SIZE bytes at the value in hand
+ * plus OFF (bpf_probe_read_kernel() in BPF), the last one reading the integer itself; no
+ * read at all when the expression is an integer argument.
+ *
+ *	struct tpfield_proto p;
+ *	struct tpfield f;
+ *	char err[TPFIELD_ERR_LEN];
+ *
+ *	tpfield_proto(btf, "pelt_cfs_tp", &p);
+ *	if (tpfield_compile(btf, &p, "cfs_rq->avg.util_avg", &f, err, sizeof(err)))
+ *		...err says why, and what exists instead...
+ */
+#ifndef __BAREATOM_TPFIELD_H
+#define __BAREATOM_TPFIELD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct btf;
+
+#define TPFIELD_MAX_ARGS 12	/* MAX_BPF_FUNC_ARGS: what a raw_tp context can hold */
+#define TPFIELD_MAX_STEPS 8	/* memory reads per expression, the last one included */
+#define TPFIELD_NAME_LEN 64
+#define TPFIELD_TYPE_LEN 128
+#define TPFIELD_ERR_LEN 768
+
+struct tpfield_arg {
+	char name[TPFIELD_NAME_LEN];
+	char type[TPFIELD_TYPE_LEN];	/* as C declares it: "struct cfs_rq *", "int" */
+	__u32 type_id;
+};
+
+struct tpfield_proto {
+	int nargs;
+	bool named;		/* names from __traceiter_NAME; false: arg0, arg1, ... */
+	struct tpfield_arg args[TPFIELD_MAX_ARGS];
+};
+
+struct tpfield_step {
+	__u32 off;		/* bytes past the value in hand (a kernel address) */
+	__u32 size;		/* bytes read: 8 for a pointer followed, the integer's at the end */
+};
+
+struct tpfield {
+	__u32 arg;		/* which argument: ctx[arg] */
+	__u32 nsteps;		/* reads; 0: the argument itself is the integer */
+	struct tpfield_step steps[TPFIELD_MAX_STEPS];
+	__u32 size;		/* bytes of the integer (1, 2, 4, 8) */
+	bool is_signed;
+	__u8 bit_off;		/* a bitfield: its bits within the last read, low bit first */
+	__u8 bit_size;		/* 0: the whole integer */
+	char type[TPFIELD_TYPE_LEN];	/* the leaf's C type, for messages and --help */
+};
+
+/*
+ * The kernel's BTF and one module's, opened as needed (/sys/kernel/btf/MODULE is split BTF
+ * over vmlinux): tpfield_btf() returns the BTF that has a tracepoint of @module ("vmlinux"
+ * or a module's name), keeping the last module open, or NULL when it cannot be read.
+ */
+struct tpfield_btfs {
+	const char *dir;	/* TP_BTF_DIR, or a test's copy */
+	struct btf *vmlinux, *mod;
+	char mod_name[64];
+};
+
+const struct btf *tpfield_btf(struct tpfield_btfs *c, const char *module);
+void tpfield_btfs_free(struct tpfield_btfs *c);
+
+/*
+ * The arguments of tracepoint @tp in @btf (vmlinux or a module's split BTF). Returns 0, or
+ * -ENOENT when @btf has no such tracepoint.
+ */
+int tpfield_proto(const struct btf *btf, const char *tp, struct tpfield_proto *p);
+
+/* "pelt_cfs_tp(struct cfs_rq *cfs_rq)": @tp's prototype as C would declare it. */
+void tpfield_proto_str(const char *tp, const struct tpfield_proto *p, char *buf, size_t len);
+
+/*
+ * Compile @expr against the arguments @p of a tracepoint in @btf. Returns 0, or -EINVAL
+ * with one line in @err naming the cause and what exists instead (the arguments, the
+ * struct's members, the array's length).
+ */
+int tpfield_compile(const struct btf *btf, const struct tpfield_proto *p, const char *expr,
+		    struct tpfield *f, char *err, size_t errlen);
+
+#endif /* __BAREATOM_TPFIELD_H */
