@@ -36,7 +36,7 @@ static const char doc[] =
 "\n"
 "EXAMPLES:\n"
 "    tpstat -l 'pelt*'                  # list the scheduler's bare PELT tracepoints\n"
-"    tpstat -lv pelt_cfs_tp             # and what they carry: pelt_cfs_tp(struct cfs_rq *cfs_rq)\n"
+"    tpstat -lv pelt_cfs_tp             # its arguments, from BTF\n"
 "    tpstat pelt_cfs_tp sched_switch    # count until Ctrl-C\n"
 "    tpstat -i 1 -c 5 sched_update_nr_running_tp   # five 1 s intervals\n"
 "    tpstat -r 5 sched_switch -- make -j2   # mean and noise over 5 runs\n"
