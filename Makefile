@@ -167,6 +167,7 @@ $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(
 	$(CC) -I$(BUILD) -c $< -o $@
 $(BUILD)/tests/unit/runloop: $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
+$(BUILD)/tests/unit/tpstat-hist: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
 
 # libFuzzer targets: clang with the fuzzer, address and undefined sanitizers.
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(wildcard tests/fuzz/*.c))

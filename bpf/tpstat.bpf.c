@@ -18,6 +18,15 @@ const volatile __u32 filter = TPSTAT_FILTER_NONE;
 
 #define TPSTAT_NOW() bpf_ktime_get_ns()
 #include "tpstat_count.h"
+#include "tpstat_hist.h"
+
+/*
+ * Set before load: --hist fields. Only the tpstat_hist_N programs record them; a plain
+ * count loads tpstat_N, which has no instruction for fields at all.
+ */
+const volatile __u32 nhist = 0;
+const volatile struct tpstat_field hist_field[TPSTAT_MAX_HIST] = {};
+struct tpstat_hist hists[TPSTAT_MAX_HIST];
 
 struct tpstat_slot slots[TPSTAT_NR_SLOTS];
 struct tpstat_tp tps[TPSTAT_MAX_TP];
@@ -63,19 +72,88 @@ static __always_inline bool wanted(void)
 	return bpf_map_lookup_elem(&targets, &key) != NULL;
 }
 
-static __always_inline int count_tp(const int idx)
+/*
+ * Argument @arg of the tracepoint. The verifier only allows constant offsets into the
+ * context, and @arg is a constant of .rodata: it follows one case of the switch.
+ */
+static __always_inline __u64 ctx_arg(const __u64 *args, __u32 arg)
 {
-	if (!wanted())
-		return 0;
-	tpstat_count(slots, &tps[idx], idx, bpf_get_smp_processor_id());
-	return 0;
+	switch (arg) {
+	case 0: return args[0];
+	case 1: return args[1];
+	case 2: return args[2];
+	case 3: return args[3];
+	case 4: return args[4];
+	case 5: return args[5];
+	case 6: return args[6];
+	case 7: return args[7];
+	case 8: return args[8];
+	case 9: return args[9];
+	case 10: return args[10];
+	default: return args[11];
+	}
 }
 
+/*
+ * The --hist fields of tracepoint @idx: follow each field's reads from its argument and
+ * record the value, or count the event as an error when a read fails (never silently
+ * short: samples + errors = the count).
+ */
+static __always_inline void record_fields(const int idx, const __u64 *args)
+{
+	for (__u32 h = 0; h < TPSTAT_MAX_HIST; h++) {
+		const volatile struct tpstat_field *f = &hist_field[h];
+		__u64 cur, v;
+		bool ok = true;
+
+		if (h >= nhist)
+			break;
+		if (f->tp != idx)
+			continue;
+		cur = v = ctx_arg(args, f->arg);
+		for (__u32 s = 0; s < TPSTAT_FIELD_STEPS && ok; s++) {
+			__u32 size = f->steps[s].size;
+
+			if (s >= f->nsteps)
+				break;
+			v = 0;
+			ok = size <= sizeof(v) &&
+			     !bpf_probe_read_kernel(&v, size, (void *)(cur + f->steps[s].off));
+			cur = v;
+		}
+		if (ok)
+			tpstat_hist_record(&hists[h], tpstat_field_value(f, v), f->is_signed);
+		else
+			atomic_add(&hists[h].errors, 1);
+	}
+}
+
+/* Count one event of tracepoint @idx if it is wanted; true when it was. */
+static __always_inline bool count_tp(const int idx)
+{
+	if (!wanted())
+		return false;
+	tpstat_count(slots, &tps[idx], idx, bpf_get_smp_processor_id());
+	return true;
+}
+
+/*
+ * tpstat_N counts tracepoint N; tpstat_hist_N also records its --hist fields, in the same
+ * run, so that samples + errors = the count and the recursion misses are the same.
+ */
 #define TPSTAT_PROG(i)				\
 SEC("raw_tp")					\
 int tpstat_##i(void *ctx)			\
 {						\
-	return count_tp(i);			\
+	count_tp(i);				\
+	return 0;				\
+}						\
+SEC("raw_tp")					\
+int tpstat_hist_##i(void *ctx)			\
+{						\
+	if (count_tp(i))			\
+		record_fields(i, ctx);		\
+	return 0;				\
 }
 
 TPSTAT_PROG(0)  TPSTAT_PROG(1)  TPSTAT_PROG(2)  TPSTAT_PROG(3)

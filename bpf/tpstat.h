@@ -47,4 +47,40 @@ struct tpstat_tp {
 	__u64 cpus_beyond;		/* 1: a CPU >= TPSTAT_MAX_CPUS hit it too */
 } __attribute__((aligned(64)));
 
+/*
+ * --hist TP:EXPR: a field of the tracepoint's arguments (src/tpfield.c compiles EXPR into
+ * the reads below) in a log2 histogram. Bucket 0 holds 0, bucket k in 1..64 holds
+ * [2^(k-1), 2^k - 1], bucket 64 + k the negative values of magnitude in that range.
+ */
+#define TPSTAT_MAX_HIST		8
+#define TPSTAT_FIELD_STEPS	8
+#define TPSTAT_HIST_BUCKETS	129
+/* Attempts of the cmpxchg loops for min and max before the update is counted as lost. */
+#define TPSTAT_MINMAX_TRIES	16
+
+/* Set in .rodata before load: which tracepoint, which argument, what to read. */
+struct tpstat_field {
+	__u32 tp;		/* the tracepoint's index: tpstat_<tp> records it */
+	__u32 arg;		/* ctx[arg] */
+	__u32 nsteps;		/* memory reads, 0: the argument is the value */
+	__u32 size;		/* bytes of the integer */
+	__u32 is_signed;
+	__u32 bit_off, bit_size;	/* a bitfield within the last read; bit_size 0: none */
+	__u32 pad;
+	struct {
+		__u32 off;	/* bytes past the value in hand */
+		__u32 size;	/* bytes read (8 for a pointer followed) */
+	} steps[TPSTAT_FIELD_STEPS];
+};
+
+/* In .bss: updated with atomics only (BPF_ADD per bucket and sum, cmpxchg for min/max). */
+struct tpstat_hist {
+	__u64 samples;		/* values recorded: with errors, every counted event */
+	__u64 errors;		/* events whose reads failed (bpf_probe_read_kernel) */
+	__u64 sum;		/* two's complement: signed values add up right */
+	__u64 min, max;		/* signed or unsigned as the field is; set up by user space */
+	__u64 minmax_lost;	/* min/max updates given up after TPSTAT_MINMAX_TRIES */
+	__u64 buckets[TPSTAT_HIST_BUCKETS];
+} __attribute__((aligned(64)));
+
 #endif /* __BAREATOM_TPSTAT_H */

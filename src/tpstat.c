@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,7 @@ static int resolve_names(const struct tp_list *l, const struct tp_info **tps)
 struct counts {
 	__u64 slot[TPSTAT_MAX_TP][TPSTAT_NR_SLOTS];
 	__u64 missed[TPSTAT_MAX_TP];
+	struct tpstat_hist hist[TPSTAT_MAX_HIST];	/* --hist, in env.hist's order */
 };
 
 struct state {
@@ -185,6 +187,8 @@ struct state {
 	char target[1200];
 	bool tree;			/* counting CMD's process tree */
 	struct pins pins;
+	struct tpfield fields[TPSTAT_MAX_HIST];
+	struct tpstat_hist_row hist_rows[TPSTAT_MAX_TP][TPSTAT_MAX_HIST];
 };
 
 static __u64 recursion_misses(struct bpf_program *prog)
@@ -207,6 +211,26 @@ static void read_raw(struct state *s, struct counts *c)
 			c->slot[i][slot] = __atomic_load_n(&bss->slots[slot].count[i], __ATOMIC_RELAXED);
 	for (int i = 0; i < env.n; i++)
 		c->missed[i] = recursion_misses(s->progs[i]);
+	for (int h = 0; h < env.nhist; h++) {
+		const __u64 *from = (const __u64 *)&bss->hists[h];
+		__u64 *to = (__u64 *)&c->hist[h];
+
+		for (size_t w = 0; w < sizeof(c->hist[h]) / sizeof(__u64); w++)
+			to[w] = __atomic_load_n(&from[w], __ATOMIC_RELAXED);
+	}
+}
+
+/* c = a - b for what adds up in a histogram; min and max stay a's (they do not subtract). */
+static void sub_hist(struct tpstat_hist *c, const struct tpstat_hist *a, const struct tpstat_hist *b)
+{
+	c->samples = a->samples - b->samples;
+	c->errors = a->errors - b->errors;
+	c->sum = a->sum - b->sum;
+	c->minmax_lost = a->minmax_lost - b->minmax_lost;
+	for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
+		c->buckets[k] = a->buckets[k] - b->buckets[k];
+	c->min = a->min;
+	c->max = a->max;
 }
 
 /* c = a - b, slot by slot */
@@ -217,6 +241,8 @@ static void sub_counts(struct counts *c, const struct counts *a, const struct co
 			c->slot[i][slot] = a->slot[i][slot] - b->slot[i][slot];
 		c->missed[i] = a->missed[i] - b->missed[i];
 	}
+	for (int h = 0; h < env.nhist; h++)
+		sub_hist(&c->hist[h], &a->hist[h], &b->hist[h]);
 }
 
 static void add_counts(struct counts *c, const struct counts *a)
@@ -225,6 +251,17 @@ static void add_counts(struct counts *c, const struct counts *a)
 		for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
 			c->slot[i][slot] += a->slot[i][slot];
 		c->missed[i] += a->missed[i];
+	}
+	for (int h = 0; h < env.nhist; h++) {
+		struct tpstat_hist *ch = &c->hist[h];
+		const struct tpstat_hist *ah = &a->hist[h];
+
+		ch->samples += ah->samples;
+		ch->errors += ah->errors;
+		ch->sum += ah->sum;
+		ch->minmax_lost += ah->minmax_lost;
+		for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
+			ch->buckets[k] += ah->buckets[k];
 	}
 }
 
@@ -295,6 +332,18 @@ static void report(struct state *s, struct tpstat_report *r)
 		}
 		row->runs = s->runs[i];
 		row->nruns = r->final ? s->nruns : 0;
+		row->hists = s->hist_rows[i];
+		row->nhists = 0;
+	}
+	for (int h = 0; h < env.nhist; h++) {
+		struct tpstat_row *row = &s->rows[env.hist[h].idx];
+		const struct tpstat_hist *c = &s->shown.hist[h];
+
+		s->hist_rows[env.hist[h].idx][row->nhists++] = (struct tpstat_hist_row){
+			.expr = env.hist[h].expr, .is_signed = s->fields[h].is_signed,
+			.samples = c->samples, .errors = c->errors, .sum = c->sum, .min = c->min,
+			.max = c->max, .minmax_lost = c->minmax_lost, .buckets = c->buckets,
+		};
 	}
 	s->prev = s->shown;
 	r->n = env.n;
@@ -496,6 +545,49 @@ static int run(struct state *s)
 	return status;
 }
 
+/* --hist: each EXPR against its tracepoint's arguments in BTF (one line and exit 2 if not). */
+static int compile_fields(struct state *s)
+{
+	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
+	char err[TPFIELD_ERR_LEN];
+	int status = 0;
+
+	for (int h = 0; h < env.nhist && !status; h++) {
+		const struct tp_info *tp = s->tps[env.hist[h].idx];
+		const struct btf *btf = tpfield_btf(&btfs, tp->module);
+		struct tpfield_proto p;
+
+		if (!btf || tpfield_proto(btf, tp->name, &p)) {
+			fprintf(stderr, "tpstat: --hist %s:%s: cannot read the prototype of %s from BTF\n",
+				tp->name, env.hist[h].expr, tp->name);
+			status = 1;
+		} else if (tpfield_compile(btf, &p, env.hist[h].expr, &s->fields[h], err, sizeof(err))) {
+			fprintf(stderr, "tpstat: --hist %s:%s: %s\n", tp->name, env.hist[h].expr, err);
+			status = EXIT_USAGE;
+		}
+	}
+	tpfield_btfs_free(&btfs);
+	return status;
+}
+
+/* The compiled fields into .rodata, before load. */
+static void set_fields(struct state *s)
+{
+	s->skel->rodata->nhist = env.nhist;
+	for (int h = 0; h < env.nhist; h++) {
+		const struct tpfield *f = &s->fields[h];
+		struct tpstat_field *d = (struct tpstat_field *)&s->skel->rodata->hist_field[h];
+
+		*d = (struct tpstat_field){ .tp = env.hist[h].idx, .arg = f->arg, .nsteps = f->nsteps,
+			.size = f->size, .is_signed = f->is_signed, .bit_off = f->bit_off,
+			.bit_size = f->bit_size };
+		for (__u32 k = 0; k < f->nsteps; k++) {
+			d->steps[k].off = f->steps[k].off;
+			d->steps[k].size = f->steps[k].size;
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct state s;
@@ -513,6 +605,9 @@ int main(int argc, char **argv)
 	if (status)
 		goto out_list;
 	status = tpstat_check_targets();
+	if (status)
+		goto out_list;
+	status = compile_fields(&s);
 	if (status)
 		goto out_list;
 	status = util_check_bpf("tpstat", "counting");
@@ -536,12 +631,18 @@ int main(int argc, char **argv)
 		bpf_object__for_each_program(prog, s.skel->obj)
 			bpf_program__set_autoload(prog, false);
 		for (int i = 0; i < env.n; i++) {
-			snprintf(name, sizeof(name), "tpstat_%d", i);
+			bool hist = false;
+
+			/* With --hist on it, the program that also records fields. */
+			for (int h = 0; h < env.nhist; h++)
+				hist |= env.hist[h].idx == i;
+			snprintf(name, sizeof(name), hist ? "tpstat_hist_%d" : "tpstat_%d", i);
 			s.progs[i] = bpf_object__find_program_by_name(s.skel->obj, name);
 			bpf_program__set_autoload(s.progs[i], true);
 		}
 	}
 	s.tree = tpstat_choose_target(s.skel, s.target, sizeof(s.target));
+	set_fields(&s);
 	err = tpstat_bpf__load(s.skel);
 	if (err) {
 		fprintf(stderr, "tpstat: cannot load the BPF programs: %s\n", util_bpf_load_hint(err));
@@ -551,6 +652,11 @@ int main(int argc, char **argv)
 	status = tpstat_set_targets(s.skel, s.task_links);
 	if (status)
 		goto out;
+	for (int h = 0; h < env.nhist; h++) {
+		/* Before the first event: min and max start at the far ends of the type. */
+		s.skel->bss->hists[h].min = s.fields[h].is_signed ? (__u64)INT64_MAX : UINT64_MAX;
+		s.skel->bss->hists[h].max = s.fields[h].is_signed ? (__u64)INT64_MIN : 0;
+	}
 	for (int i = 0; i < env.n; i++) {
 		s.links[i] = bpf_program__attach_raw_tracepoint(s.progs[i], s.tps[i]->name);
 		if (!s.links[i]) {

@@ -44,7 +44,7 @@ static const char doc[] =
 "    tpstat -a -j tpgen_a -- sh -c 'echo tpgen_a 100 all > /sys/kernel/debug/tpgen/fire'\n"
 "    tpstat --pin -d 60 sched_switch &  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n";
 
-enum { OPT_PIN = 256, OPT_SUMMARY };
+enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST };
 
 static const struct argp_option opts[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (optionally matching GLOB)", 0 },
@@ -60,10 +60,41 @@ static const struct argp_option opts[] = {
 	{ "per-cpu", 'A', NULL, 0, "A row per CPU too", 0 },
 	{ "field-separator", 'x', "SEP", 0, "CSV with this separator (columns in tpstat(8))", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
+	{ "hist", OPT_HIST, "TP:EXPR", 0, "Log2 histogram of a field of TP's arguments (tpstat -lv shows them; repeatable)", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under " PIN_DIR " while running", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output; with -l, prototypes", 0 },
 	{},
 };
+
+/* The index of tracepoint @name in the names counted, added when it is not there yet. */
+static int name_index(const char *name)
+{
+	for (int i = 0; i < env.n; i++)
+		if (!strcmp(env.names[i], name))
+			return i;
+	if (env.n == TPSTAT_MAX_TP)
+		util_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
+	env.names[env.n] = (char *)name;
+	return env.n++;
+}
+
+/* --hist TP:EXPR: the expression is checked against BTF once the tracepoint is known. */
+static void parse_hist(char *arg)
+{
+	char *colon = strchr(arg, ':');
+
+	if (!colon || colon == arg || !colon[1])
+		util_usage_error("tpstat", "invalid --hist '%s': TRACEPOINT:EXPR, as in "
+				 "tpgen_a:seq or pelt_cfs_tp:cfs_rq->avg.util_avg", arg);
+	if (env.nhist == TPSTAT_MAX_HIST)
+		util_usage_error("tpstat", "too many --hist: at most %d", TPSTAT_MAX_HIST);
+	if ((size_t)(colon - arg) >= sizeof(env.hist[0].tp))
+		util_usage_error("tpstat", "--hist '%s': tracepoint name too long", arg);
+	memcpy(env.hist[env.nhist].tp, arg, colon - arg);
+	env.hist[env.nhist].tp[colon - arg] = '\0';
+	env.hist[env.nhist].expr = colon + 1;
+	env.nhist++;
+}
 
 /* "1,2,3": PIDs or TIDs, each a whole number from 1 to the kernel's PID_MAX_LIMIT. */
 static void parse_targets(const char *arg, const char *what)
@@ -105,6 +136,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PIN:
 		env.pin = true;
+		break;
+	case OPT_HIST:
+		parse_hist(arg);
 		break;
 	case OPT_SUMMARY:
 		env.summary = true;
@@ -171,7 +205,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.names[env.n++] = arg;
 		break;
 	case ARGP_KEY_END:
-		if (env.list && (env.n || env.command || env.interval || env.duration || env.count))
+		/* A --hist tracepoint is counted too (its samples add up to its count). */
+		for (int h = 0; h < env.nhist && !env.list; h++)
+			env.hist[h].idx = name_index(env.hist[h].tp);
+		if (env.list && (env.n || env.command || env.interval || env.duration || env.count ||
+				 env.nhist))
 			util_usage_error("tpstat", "-l takes no other options and no command");
 		if (!env.list && !env.n)
 			util_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");

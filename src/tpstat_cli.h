@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "tpstat.h"
+#include "tplist.h"
 
 #define PIN_DIR "/sys/fs/bpf/bareatom/tpstat"
 #define EXIT_USAGE 2
@@ -40,6 +41,12 @@ struct tpstat_env {
 	char *names[TPSTAT_MAX_TP + 1];
 	int n;
 	const char *glob;
+	int nhist;		/* --hist TP:EXPR */
+	struct {
+		char tp[TP_NAME_LEN];
+		const char *expr;
+		int idx;	/* the tracepoint's index in names */
+	} hist[TPSTAT_MAX_HIST];
 };
 
 extern struct tpstat_env env;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tpstat_fmt.h"
@@ -74,6 +75,136 @@ static double rate(__u64 delta, double span)
 	return span > 0 ? (double)delta / span : 0.0;
 }
 
+void fmt_hist_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *ulow, __u64 *uhigh)
+{
+	int k = b > 64 ? b - 64 : b;
+	__u64 lo = k ? 1ULL << (k - 1) : 0, hi = k == 64 ? ~0ULL : k ? (1ULL << k) - 1 : 0;
+
+	if (!is_signed && b <= 64) {
+		*ulow = lo;
+		*uhigh = hi;
+		return;
+	}
+	if (b <= 64) {
+		*low = (__s64)lo;
+		*high = hi > (__u64)INT64_MAX ? INT64_MAX : (__s64)hi;
+		return;
+	}
+	/* Negative: magnitudes [lo, hi], so [-hi, -lo]; 2^63 is INT64_MIN's only one. */
+	*low = hi > (__u64)INT64_MAX ? INT64_MIN : -(__s64)hi;
+	*high = lo > (__u64)INT64_MAX ? INT64_MIN : -(__s64)lo;
+}
+
+/* Display order: the most negative bucket first, then 0, then the positive ones. */
+static int hist_order(int i)
+{
+	return i < 64 ? 128 - i : i == 64 ? 0 : i - 64;
+}
+
+static void json_hist(struct json *j, const struct tpstat_hist_row *h)
+{
+	json_object_begin(j);
+	json_string_field(j, "expr", h->expr);
+	json_u64_field(j, "samples", h->samples);
+	json_u64_field(j, "errors", h->errors);
+	if (h->is_signed) {
+		json_i64_field(j, "sum", (__s64)h->sum);
+	} else {
+		json_u64_field(j, "sum", h->sum);
+	}
+	if (!h->samples) {
+		json_null_field(j, "min");
+		json_null_field(j, "max");
+	} else if (h->is_signed) {
+		json_i64_field(j, "min", (__s64)h->min);
+		json_i64_field(j, "max", (__s64)h->max);
+	} else {
+		json_u64_field(j, "min", h->min);
+		json_u64_field(j, "max", h->max);
+	}
+	if (h->minmax_lost)
+		json_u64_field(j, "minmax_lost", h->minmax_lost);
+	json_array_field_begin(j, "buckets");
+	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
+		int b = hist_order(i);
+		__s64 lo, hi;
+		__u64 ulo, uhi;
+
+		if (!h->buckets[b])
+			continue;
+		json_object_begin(j);
+		fmt_hist_bounds(b, h->is_signed, &lo, &hi, &ulo, &uhi);
+		if (!h->is_signed && b <= 64) {
+			json_u64_field(j, "low", ulo);
+			json_u64_field(j, "high", uhi);
+		} else {
+			json_i64_field(j, "low", lo);
+			json_i64_field(j, "high", hi);
+		}
+		json_u64_field(j, "count", h->buckets[b]);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+/* A bar chart of @h, from its lowest non-empty bucket to its highest, as bpftrace draws. */
+static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
+{
+	char num[32], lo_s[48], range[112];
+	__u64 top = 0;
+	int first = -1, last = -1;
+
+	fprintf(f, " %s:%s  samples %s", tp, h->expr, fmt_thousands(num, sizeof(num), h->samples));
+	if (h->samples && h->is_signed)
+		fprintf(f, ", sum %lld, min %lld, max %lld", (long long)h->sum, (long long)h->min,
+			(long long)h->max);
+	else if (h->samples)
+		fprintf(f, ", sum %llu, min %llu, max %llu", (unsigned long long)h->sum,
+			(unsigned long long)h->min, (unsigned long long)h->max);
+	if (h->errors)
+		fprintf(f, ", errors %s (reads that failed)",
+			fmt_thousands(num, sizeof(num), h->errors));
+	if (h->minmax_lost)
+		fprintf(f, ", min/max updates lost %llu", (unsigned long long)h->minmax_lost);
+	fputs("\n", f);
+	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
+		__u64 c = h->buckets[hist_order(i)];
+
+		if (!c)
+			continue;
+		if (first < 0)
+			first = i;
+		last = i;
+		if (c > top)
+			top = c;
+	}
+	for (int i = first; first >= 0 && i <= last; i++) {
+		int b = hist_order(i), bar = (int)((h->buckets[b] * 40 + top - 1) / top);
+		__s64 lo, hi;
+		__u64 ulo, uhi;
+
+		fmt_hist_bounds(b, h->is_signed, &lo, &hi, &ulo, &uhi);
+		if (!h->is_signed && b <= 64) {
+			snprintf(lo_s, sizeof(lo_s), "%llu", (unsigned long long)ulo);
+			if (ulo == uhi)
+				snprintf(range, sizeof(range), "[%s]", lo_s);
+			else
+				snprintf(range, sizeof(range), "[%s, %llu]", lo_s, (unsigned long long)uhi);
+		} else {
+			snprintf(lo_s, sizeof(lo_s), "%lld", (long long)lo);
+			if (lo == hi)
+				snprintf(range, sizeof(range), "[%s]", lo_s);
+			else
+				snprintf(range, sizeof(range), "[%s, %lld]", lo_s, (long long)hi);
+		}
+		fprintf(f, "  %-44s %15s |%-40.*s|\n", range,
+			fmt_thousands(num, sizeof(num), h->buckets[b]), bar,
+			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+	}
+	fputs("\n", f);
+}
+
 void fmt_json_kind_field(struct json *j, enum tp_kind kind)
 {
 	if (kind == TP_KIND_BARE || kind == TP_KIND_EVENT)
@@ -126,6 +257,12 @@ static void json_row(struct json *j, const struct tpstat_row *row, double span)
 		json_float_field(j, "mean", 3, mean);
 		json_float_field(j, "stddev", 3, sd);
 		json_float_field(j, "noise_pct", 3, noise);
+	}
+	if (row->nhists) {
+		json_array_field_begin(j, "hist");
+		for (int h = 0; h < row->nhists; h++)
+			json_hist(j, &row->hists[h]);
+		json_array_end(j);
 	}
 	json_object_end(j);
 }
@@ -236,6 +373,9 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 			break;
 		}
 	fputs("\n", f);
+	for (int i = 0; i < r->n; i++)
+		for (int h = 0; h < r->rows[i].nhists; h++)
+			fmt_hist(f, r->rows[i].name, &r->rows[i].hists[h]);
 	fflush(f);
 }
 

@@ -7,7 +7,19 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "json.h"
+#include "tpstat.h"
 #include "tplist.h"
+
+/* One --hist of a tracepoint, as counted so far (min and max only when samples > 0). */
+struct tpstat_hist_row {
+	const char *expr;	/* as given: "seq", "cfs_rq->avg.util_avg" */
+	bool is_signed;
+	__u64 samples, errors, sum, min, max, minmax_lost;
+	const __u64 *buckets;	/* TPSTAT_HIST_BUCKETS of them, tpstat.h's layout */
+};
+
+/* The bounds of log2 bucket @b (tpstat.h): signed when the field is. */
+void fmt_hist_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *ulow, __u64 *uhigh);
 
 struct tpstat_row {
 	const char *name;
@@ -28,6 +40,9 @@ struct tpstat_row {
 	/* With -r: each run's count; nruns 0 without. */
 	const __u64 *runs;
 	int nruns;
+	/* With --hist on this tracepoint. */
+	const struct tpstat_hist_row *hists;
+	int nhists;
 };
 
 struct tpstat_report {

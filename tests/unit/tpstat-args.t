@@ -38,6 +38,12 @@ usage_error "invalid count '99999999999999999999'" -i 1 -c 99999999999999999999 
 usage_error "name at least one tracepoint" -i 1
 usage_error "named twice" sched_switch pelt_cfs_tp sched_switch
 usage_error "at most 32" $(seq -f 'tp%g' 1 33)
+usage_error "invalid --hist 'tpgen_a': TRACEPOINT:EXPR" --hist tpgen_a
+usage_error "invalid --hist ':seq': TRACEPOINT:EXPR" --hist :seq
+usage_error "invalid --hist 'tpgen_a:': TRACEPOINT:EXPR" --hist tpgen_a:
+usage_error "too many --hist: at most 8" $(for i in $(seq 9); do echo --hist tpgen_a:seq; done)
+usage_error "-l takes no other options" -l --hist tpgen_a:seq
+usage_error "at most 32" $(seq -f 'tp%g' 1 32) --hist tp33:x
 usage_error "takes no other options" -l -i 1
 usage_error "at most one GLOB" -l 'a*' 'b*'
 usage_error "unrecognized option" --bogus sched_switch

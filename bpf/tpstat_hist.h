@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --hist in tpstat's programs: read a field of the tracepoint's arguments and record it,
+ * in the same program run as the count, so that samples + errors = count exactly and the
+ * kernel's recursion misses are the same for both. Apart from tpstat.bpf.c so that the
+ * bucket arithmetic is also compiled into a host test. The includer provides atomics.h,
+ * tpstat.h and, for tpstat_field_read(), bpf_probe_read_kernel().
+ */
+#ifndef __BAREATOM_TPSTAT_HIST_H
+#define __BAREATOM_TPSTAT_HIST_H
+
+/* The log2 bucket of @v (signed or not as @is_signed says): see TPSTAT_HIST_BUCKETS. */
+static __always_inline __u32 tpstat_bucket(__u64 v, bool is_signed)
+{
+	__u32 k = 0, base = 0;
+
+	if (is_signed && (__s64)v < 0) {
+		v = -v;		/* the magnitude; INT64_MIN's is 2^63, bucket 64 */
+		base = 64;
+	}
+	if (!v)
+		return 0;
+	/* k = the index of the highest bit set, plus one (no clz in BPF). */
+	if (v >> 32) {
+		k += 32;
+		v >>= 32;
+	}
+	if (v >> 16) {
+		k += 16;
+		v >>= 16;
+	}
+	if (v >> 8) {
+		k += 8;
+		v >>= 8;
+	}
+	if (v >> 4) {
+		k += 4;
+		v >>= 4;
+	}
+	if (v >> 2) {
+		k += 2;
+		v >>= 2;
+	}
+	if (v >> 1)
+		k += 1;
+	return base + k + 1;
+}
+
+/* Sign-extend or mask @v, read as @f's integer, to 64 bits. */
+static __always_inline __u64 tpstat_field_value(const volatile struct tpstat_field *f, __u64 v)
+{
+	__u32 bits = f->bit_size ? f->bit_size : f->size * 8;
+
+	if (f->bit_size)
+		v >>= f->bit_off;
+	if (bits >= 64)
+		return v;
+	v &= (1ULL << bits) - 1;
+	if (f->is_signed && (v >> (bits - 1)))
+		v |= ~0ULL << bits;
+	return v;
+}
+
+/* Record @v: bucket, samples and sum with BPF_ADD, min and max with bounded cmpxchg loops. */
+static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, bool is_signed)
+{
+	__u32 b = tpstat_bucket(v, is_signed);
+	__u64 old;
+	int i;
+
+	if (b >= TPSTAT_HIST_BUCKETS)
+		b = TPSTAT_HIST_BUCKETS - 1;
+	atomic_add(&h->buckets[b], 1);
+	atomic_add(&h->samples, 1);
+	atomic_add(&h->sum, v);
+	for (i = 0; i < TPSTAT_MINMAX_TRIES; i++) {
+		old = *(volatile __u64 *)&h->min;
+		if (is_signed ? (__s64)v >= (__s64)old : v >= old)
+			break;
+		if (atomic_cmpxchg(&h->min, old, v) == old)
+			break;
+	}
+	if (i == TPSTAT_MINMAX_TRIES)
+		atomic_add(&h->minmax_lost, 1);
+	for (i = 0; i < TPSTAT_MINMAX_TRIES; i++) {
+		old = *(volatile __u64 *)&h->max;
+		if (is_signed ? (__s64)v <= (__s64)old : v <= old)
+			break;
+		if (atomic_cmpxchg(&h->max, old, v) == old)
+			break;
+	}
+	if (i == TPSTAT_MINMAX_TRIES)
+		atomic_add(&h->minmax_lost, 1);
+}
+
+#endif /* __BAREATOM_TPSTAT_HIST_H */

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tpstat-hist: --hist's recording (bpf/tpstat_hist.h, the code the BPF programs run) on the
+ * host: log2 buckets at every edge, signed and unsigned, the bounds the output gives each
+ * bucket, values sign-extended and bitfields cut as tpfield compiles them, exact samples,
+ * sum, min and max, and the JSON of a histogram byte for byte. TAP output.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+#include "atomics.h"
+#include "tpstat.h"
+#include "tpstat_fmt.h"
+#include "test.h"
+
+#include "tpstat_hist.h"
+
+static bool in_bucket(__u64 v, bool is_signed)
+{
+	int b = tpstat_bucket(v, is_signed);
+	__s64 lo = 0, hi = 0;
+	__u64 ulo = 0, uhi = 0;
+
+	fmt_hist_bounds(b, is_signed, &lo, &hi, &ulo, &uhi);
+	if (!is_signed && b <= 64)
+		return ulo <= v && v <= uhi;
+	return lo <= (__s64)v && (__s64)v <= hi;
+}
+
+int main(void)
+{
+	static const __u64 edges[] = { 0, 1, 2, 3, 4, 7, 8, 1023, 1024, 1025, 1ULL << 31,
+		(1ULL << 32) - 1, 1ULL << 32, (1ULL << 63) - 1, 1ULL << 63, UINT64_MAX };
+	struct tpstat_hist h = { .min = UINT64_MAX, .max = 0 };
+	struct tpstat_field f = {};
+	bool all_in = true;
+	__u64 want[TPSTAT_HIST_BUCKETS] = {}, sum = 0;
+	bool exact = true;
+
+	ASSERT_EQ(tpstat_bucket(0, false), 0, "0: bucket 0");
+	ASSERT_EQ(tpstat_bucket(1, false), 1, "1: bucket 1");
+	ASSERT_EQ(tpstat_bucket(3, false), 2, "2-3: bucket 2");
+	ASSERT_EQ(tpstat_bucket(4, false), 3, "4: bucket 3");
+	ASSERT_EQ(tpstat_bucket(1ULL << 63, false), 64, "2^63 unsigned: bucket 64");
+	ASSERT_EQ(tpstat_bucket(UINT64_MAX, false), 64, "2^64-1 unsigned: bucket 64");
+	ASSERT_EQ(tpstat_bucket(UINT64_MAX, true), 65, "-1 signed: bucket 65");
+	ASSERT_EQ(tpstat_bucket((__u64)-3, true), 66, "-3 signed: bucket 66");
+	ASSERT_EQ(tpstat_bucket((__u64)INT64_MIN, true), 128, "INT64_MIN: bucket 128");
+	ASSERT_EQ(tpstat_bucket(INT64_MAX, true), 63, "INT64_MAX: bucket 63");
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		all_in &= in_bucket(edges[i], false) && in_bucket(edges[i], true) &&
+			  in_bucket(-edges[i], true);
+	}
+	ASSERT_TRUE(all_in, "every edge value lies within the bounds printed for its bucket");
+
+	f.size = 4;
+	f.is_signed = 1;
+	ASSERT_EQ_U64(tpstat_field_value(&f, 0xffffffffULL), UINT64_MAX, "s32 0xffffffff is -1");
+	f.size = 2;
+	f.is_signed = 0;
+	ASSERT_EQ_U64(tpstat_field_value(&f, 0x1ffffULL), 0xffff, "u16 keeps its 16 bits");
+	f = (struct tpstat_field){ .size = 4, .bit_off = 3, .bit_size = 2 };
+	ASSERT_EQ_U64(tpstat_field_value(&f, 0x18), 3, "a 2-bit field at bit 3");
+	f.is_signed = 1;
+	f.bit_size = 1;
+	ASSERT_EQ_U64(tpstat_field_value(&f, 0x8), UINT64_MAX, "a signed 1-bit field of 1 is -1");
+
+	for (__u64 v = 1; v <= 200; v++) {
+		tpstat_hist_record(&h, v, false);
+		want[tpstat_bucket(v, false)]++;
+		sum += v;
+	}
+	for (int b = 0; b < TPSTAT_HIST_BUCKETS; b++)
+		exact &= h.buckets[b] == want[b];
+	ASSERT_TRUE(exact, "1..200: every bucket exact");
+	ASSERT_TRUE(h.samples == 200 && h.sum == sum && h.min == 1 && h.max == 200 &&
+		    !h.minmax_lost, "samples 200, sum 20100, min 1, max 200");
+	{
+		struct tpstat_hist s = { .min = INT64_MAX, .max = (__u64)INT64_MIN };
+
+		tpstat_hist_record(&s, (__u64)-5, true);
+		tpstat_hist_record(&s, 7, true);
+		tpstat_hist_record(&s, 0, true);
+		ASSERT_TRUE((__s64)s.min == -5 && (__s64)s.max == 7 && (__s64)s.sum == 2,
+			    "signed: min -5, max 7, sum 2");
+		{
+			struct tpstat_hist_row hr = { .expr = "x", .is_signed = true, .samples = s.samples,
+				.sum = s.sum, .min = s.min, .max = s.max, .buckets = s.buckets };
+			struct tpstat_row row = { .name = "t", .module = "m", .kind = TP_KIND_BARE,
+				.cpus = &sum, .cpu_words = 0, .first_cpu = -1, .hists = &hr,
+				.nhists = 1 };
+			struct tpstat_report r = { .n = 1, .rows = &row };
+			char *text;
+			size_t len;
+			FILE *mf = open_memstream(&text, &len);
+
+			fmt_json(mf, &r);
+			fclose(mf);
+			ASSERT_STRSTR(text, "\"hist\":[{\"expr\":\"x\",\"samples\":3,\"errors\":0,\"sum\":2,"
+				      "\"min\":-5,\"max\":7,\"buckets\":[{\"low\":-7,\"high\":-4,\"count\":1},"
+				      "{\"low\":0,\"high\":0,\"count\":1},{\"low\":4,\"high\":7,\"count\":1}]}]",
+				      "JSON: the histogram as DESIGN.md has it, negative buckets first");
+			free(text);
+		}
+	}
+	return test_done();
+}

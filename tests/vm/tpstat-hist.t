@@ -1,0 +1,70 @@
+#!/bin/bash
+# tpstat --hist in the guest: tpgen's arguments are known (seq runs 1..COUNT on each CPU,
+# ctx->cpu is the CPU that fires), so every bucket, the samples, sum, min and max are
+# compared with what was fired, exactly; the kernel's own pelt_cfs_tp util_avg stays within
+# [0, 1024] with samples = count; errors name what exists instead.
+. "$(dirname "$0")/tap.sh"
+modprobe tpgen
+ncpu=$(nproc)
+final() { grep '"final":true' <<<"$1"; }
+hist() { final "$1" | jq -c ".tracepoints[] | select(.name == \"$2\") | .hist[$3]"; }
+
+# log2 buckets of 1..N: [1], [2,3], [4,7], ... each full but the last.
+buckets_of() {	# N TIMES: the expected buckets of TIMES copies of 1..N, as jq -c prints them
+	local n=$1 times=$2 lo=1 out="" hi
+	while [ $lo -le $n ]; do
+		hi=$((lo * 2 - 1))
+		c=$(( (hi < n ? hi : n) - lo + 1 ))
+		out+="${out:+,}{\"low\":$lo,\"high\":$hi,\"count\":$((c * times))}"
+		lo=$((lo * 2))
+	done
+	echo "[$out]"
+}
+
+out=$(tpstat -a -j --hist tpgen_a:seq -- taskset -c 0 sh -c "echo tpgen_a 200 > $TPGEN/fire")
+ok $? "tpstat -a -j --hist tpgen_a:seq -- CMD exits 0"
+h=$(hist "$out" tpgen_a 0)
+is "$(jq -c '[.expr, .samples, .errors, .sum, .min, .max]' <<<"$h")" '["seq",200,0,20100,1,200]' \
+	"200 fires on one CPU: samples, errors, sum, min and max exact"
+is "$(jq -c .buckets <<<"$h")" "$(buckets_of 200 1)" "every log2 bucket of seq 1..200 exact"
+is "$(final "$out" | jq '.tracepoints[0].count')" 200 "samples = the count"
+
+out=$(tpstat -a -j --hist tpgen_a:seq --hist 'tpgen_a:ctx->cpu' --hist 'tpgen_a:ctx->count' \
+	-- sh -c "echo tpgen_a 1000 all > $TPGEN/fire")
+ok $? "three --hist of one tracepoint while every CPU fires"
+is "$(jq -c .buckets <<<"$(hist "$out" tpgen_a 0)")" "$(buckets_of 1000 "$ncpu")" \
+	"seq: every bucket is $ncpu x that of 1..1000"
+h=$(hist "$out" tpgen_a 1)
+want=$( { echo 0; for c in $(seq 1 $((ncpu - 1))); do echo $c; done; } | awk -v n=1000 '
+	{ k = 0; v = $1; while (v > 0) { k++; v = int(v / 2) } b[k] += n }
+	END { s = ""; for (k = 0; k in b; k++) { lo = k ? 2 ^ (k - 1) : 0; hi = k ? 2 ^ k - 1 : 0
+		s = s (s ? "," : "") sprintf("{\"low\":%d,\"high\":%d,\"count\":%d}", lo, hi, b[k]) }
+		print "[" s "]" }')
+is "$(jq -c .buckets <<<"$h")" "$want" "ctx->cpu: 1000 in the bucket of each CPU"
+is "$(jq -c '[.samples, .min, .max, .sum]' <<<"$h")" "[$((1000 * ncpu)),0,$((ncpu - 1)),$((1000 * ncpu * (ncpu - 1) / 2))]" \
+	"ctx->cpu: samples, min, max and sum exact"
+is "$(jq -c '[.min, .max, .sum]' <<<"$(hist "$out" tpgen_a 2)")" "[1000,1000,$((1000 * 1000 * ncpu))]" \
+	"ctx->count, read through the pointer: 1000 on every event"
+
+# The kernel's own bare tracepoint: samples = count, values within PELT's range.
+out=$(tpstat -a -j -d 1 --hist 'pelt_cfs_tp:cfs_rq->avg.util_avg')
+ok $? "tpstat --hist pelt_cfs_tp:cfs_rq->avg.util_avg for 1 s"
+h=$(final "$out" | jq -c '.tracepoints[0] | {count, h: .hist[0]}')
+is "$(jq '.h.samples + .h.errors == .count' <<<"$h")" true "samples + errors = the count ($(jq .count <<<"$h"))"
+is "$(jq '.h.errors' <<<"$h")" 0 "no read failed"
+is "$(jq '.h.min >= 0 and .h.max <= 1024' <<<"$h")" true "util_avg within [0, 1024] ($(jq -c '[.h.min, .h.max]' <<<"$h"))"
+
+out=$(tpstat -a --hist tpgen_a:seq -- sh -c "echo tpgen_a 5 > $TPGEN/fire" 2>&1)
+grep -q "tpgen_a:seq  samples 5, sum 15, min 1, max 5" <<<"$out"
+ok $? "the table prints the histogram's summary line"
+grep -q '^  \[4, 7\] .* 2 |@*' <<<"$out"
+ok $? "and a bar per bucket"
+
+err_case 2 "--hist tpgen_a:nope: no argument 'nope'; the arguments are: u64 seq (arg0), struct tpgen_ctx .ctx (arg1)" \
+	"--hist with an unknown argument lists the arguments" tpstat --hist tpgen_a:nope
+err_case 2 "struct tpgen_ctx has no member 'nope' on this kernel; its members: fire_id" \
+	"--hist with an unknown member lists the members" tpstat --hist 'tpgen_a:ctx->nope'
+err_case 2 "'ctx' is struct tpgen_ctx ., not an integer: follow it with '->'" "--hist on a pointer" tpstat --hist tpgen_a:ctx
+err_case 2 "invalid --hist 'tpgen_a': TRACEPOINT:EXPR" "--hist without an expression" tpstat --hist tpgen_a
+err_case 2 "unknown tracepoint 'tpgen_zz'" "--hist of an unknown tracepoint" tpstat --hist tpgen_zz:seq
+done_testing
