@@ -87,6 +87,19 @@ is "$(stat_of node)/$(cookie --decode "$c" -j | jq .node)" 300/300 \
 ok $? "and its cookies start above everything the first run gave ($c > $max)"
 stop
 
+# ---- the node file changed by hand under live pins: refused, the counters not mixed ----
+start "$work/a"
+kill -9 "$daemon"; wait "$daemon" 2>/dev/null
+echo 301 >"$work/a/node"
+out=$(timeout 20 cookie-gend --foreground --state-dir "$work/a" --socket "$sock" 2>&1 >/dev/null); rc=$?
+is "$rc" 1 "a node file edited to 301 while node 300's counter is pinned: the start fails"
+grep -q "is node 300's, but $work/a says node 301: run cookie-gend --uninstall first" <<<"$out" &&
+	[ "$(wc -l <<<"$out")" = 1 ]
+ok $? "and one line says why: $out"
+echo 300 >"$work/a/node"
+cookie-gend --uninstall >/dev/null
+rm -f "$sock"
+
 # ---- another node id against it: exit 78, one line, nothing changed, nothing served ----
 refused() {	# DESCRIPTION DIR WANT_TEXT ARGS...
 	local what=$1 dir=$2 text=$3 out rc before after; shift 3
