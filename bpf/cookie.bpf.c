@@ -77,7 +77,8 @@ static __always_inline __u64 draw_global(struct cookie_state *st)
 		return 0;
 	c = atomic_fetch_add(&st->next, 1);
 
-	if (c && c < *(volatile __u64 *)&st->limit)
+	/* Sequence 0 is no node's cookie (bpf/cookie.h); the limit keeps c in this node. */
+	if (COOKIE_SEQ_OF(c) && c < *(volatile __u64 *)&st->limit)
 		return c;
 	refused(st);
 	return 0;
@@ -95,7 +96,7 @@ static __always_inline __u64 draw(struct cookie_state *st)
 {
 	struct cookie_batch *b;
 	__u32 zero = 0;
-	__u64 c = 0, base, limit;
+	__u64 c = 0, base, first, limit;
 
 	if (!batched)
 		return draw_global(st);
@@ -116,15 +117,18 @@ static __always_inline __u64 draw(struct cookie_state *st)
 			goto out;
 		base = atomic_fetch_add(&st->next, COOKIE_BATCH);
 		limit = *(volatile __u64 *)&st->limit;
-		if (base >= limit) {
+		/* Sequence 0 is no node's cookie (bpf/cookie.h): such a batch starts after it. */
+		first = COOKIE_SEQ_OF(base) ? base : base + 1;
+		if (first >= limit) {
 			refused(st);
 			goto out;
 		}
 		atomic_add(&st->batches, 1);
-		b->cur = base ? base : 1;
+		b->cur = first;
 		/*
-		 * Past the durable mark the rest of the batch is simply never used. No wrap:
-		 * base < limit, and limits stay below COOKIE_MARK_MAX.
+		 * Past the durable mark the rest of the batch is simply never used, so no batch
+		 * reaches into the next node's space. No wrap: base < limit, and limits stay
+		 * below the node's base plus COOKIE_MARK_MAX.
 		 */
 		b->end = COOKIE_BATCH < limit - base ? base + COOKIE_BATCH : limit;
 	}

@@ -9,6 +9,7 @@
  * at least as large has been written and fsynced to the state directory, and
  * a draw that lands at or past it is refused. After a crash or a reboot the
  * counter restarts from the saved mark, above every cookie ever handed out.
+ * Both hold whole cookies: the node id is in their top 16 bits (see below).
  */
 #ifndef __BAREATOM_COOKIE_H
 #define __BAREATOM_COOKIE_H
@@ -26,11 +27,30 @@
 /* The durable mark moves in blocks of this many cookies: one fsync per block. */
 #define COOKIE_BLOCK (1ULL << 24)
 /*
- * Marks stay below this, so neither the mark plus a block nor the counter pushed past the
- * limit by refused draws can wrap: the 3 blocks of slack hold 768 concurrent draws of
- * COOKIE_DRAW_MAX beyond the last mark.
+ * Cookies of many machines: a cookie is NODE << 48 | SEQ. The node id (0 to 65535, fixed
+ * per state directory) is the top 16 bits; each node owns 2^48 sequences. SEQ is never 0,
+ * on every node: so cookie 0 (node 0, sequence 0) is never handed out and stays "no
+ * cookie" for every program, and one rule covers all nodes.
+ *
+ * The counter itself carries the node: cookie-gend starts state.next at NODE << 48 plus the
+ * durable mark and keeps state.limit inside the node's space, so every drawer (BPF batches,
+ * BPF global draws, libcookie's fast path, the socket) produces node N's layout with no
+ * extra instruction, and the comparisons with the limit that refuse a draw at the top of
+ * the space also keep it from ever reaching the next node. state.node records N for readers.
  */
-#define COOKIE_MARK_MAX (~0ULL - 3 * COOKIE_BLOCK)
+#define COOKIE_SEQ_BITS 48
+#define COOKIE_NODE_MAX 0xffffULL
+#define COOKIE_SEQ_MASK ((1ULL << COOKIE_SEQ_BITS) - 1)
+#define COOKIE_NODE_BASE(node) ((__u64)(node) << COOKIE_SEQ_BITS)
+#define COOKIE_NODE_OF(c) ((__u64)(c) >> COOKIE_SEQ_BITS)
+#define COOKIE_SEQ_OF(c) ((__u64)(c) & COOKIE_SEQ_MASK)
+/*
+ * Marks (sequences, within a node) stay below this, so neither the mark plus a block nor the
+ * counter pushed past the limit by refused draws can leave the node's space: the 3 blocks of
+ * slack hold 768 concurrent draws of COOKIE_DRAW_MAX beyond the last mark (at most
+ * sequence 2^48 - 1). On node 65535 the same bound keeps the counter from wrapping to 0.
+ */
+#define COOKIE_MARK_MAX ((1ULL << COOKIE_SEQ_BITS) - 3 * COOKIE_BLOCK)
 
 struct cookie_state {
 	__u64 next;		/* next cookie of the global counter (fetch-add only) */
@@ -43,6 +63,7 @@ struct cookie_state {
 	__u64 owner;		/* id of the state directory these maps count for */
 	__u64 need_room;	/* one-shot flag: a draw was refused, raise the limit now (xchg) */
 	__u64 room_requests;	/* times the flag went up */
+	__u64 node;		/* the node id: the top 16 bits of next, limit and every cookie */
 };
 
 /* A task's cookie, in task local storage. */

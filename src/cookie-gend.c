@@ -42,6 +42,7 @@ _Static_assert(COOKIE_GET_MAX == COOKIE_DRAW_MAX, "GET and the fast path share o
 struct env env = {
 	.state_dir = "/var/lib/bareatom/cookie",
 	.socket = COOKIE_SOCKET_PATH,
+	.node_id = -1,
 };
 
 struct daemon d;
@@ -50,7 +51,8 @@ const char *argp_program_version = "cookie-gend (bareatom) 0.1";
 static const char doc[] =
 "Serve globally unique 64-bit cookies from a BPF counter shared with the kernel.\n"
 "\n"
-"USAGE: cookie-gend [--foreground] [--state-dir DIR] [--socket PATH] [--tpgen] [--global]\n"
+"USAGE: cookie-gend [--foreground] [--state-dir DIR] [--socket PATH]\n"
+"                   [--node-id N] [--tpgen] [--global]\n"
 "       cookie-gend --uninstall\n"
 "\n"
 "Every new task gets a cookie at fork (kept in BPF task local storage); clients get\n"
@@ -59,21 +61,29 @@ static const char doc[] =
 "across CPUs, kernel and user space, daemon crashes and reboots: the state directory\n"
 "keeps a durable high-water mark that is fsynced before any cookie beyond it is given.\n"
 "\n"
+"--node-id N (0 to 65535) puts N in the top 16 bits of every cookie, so machines\n"
+"with distinct node ids never hand out the same one; each node owns 2^48 values\n"
+"(sequence 0 is never a cookie). The state directory keeps the node id it was\n"
+"first started with and refuses another (exit 78).\n"
+"\n"
 "Maps and links are pinned under " COOKIE_PIN_DIR " and reused on restart; only one\n"
 "instance runs per machine. --uninstall detaches the programs and removes the pins and\n"
 "the socket (the state directory is kept: it is what keeps cookies unique).\n"
 "\n"
 "EXAMPLES:\n"
 "    cookie-gend --foreground -v          # run in the terminal, log to stderr\n"
+"    cookie-gend --node-id 7              # this machine is node 7 of a fleet\n"
 "    systemctl start cookie-gend          # as the image runs it (Type=notify)\n"
 "    cookie -n 3; cookie --pid $$; cookie --stats\n";
 
-enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL };
+enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL, OPT_NODE_ID };
 
 static const struct argp_option opts[] = {
 	{ "foreground", 'f', NULL, 0, "Stay in the foreground and log to stderr", 0 },
 	{ "state-dir", OPT_STATE, "DIR", 0, "Durable state (default /var/lib/bareatom/cookie)", 0 },
 	{ "socket", OPT_SOCKET, "PATH", 0, "Unix socket (default " COOKIE_SOCKET_PATH ")", 0 },
+	{ "node-id", OPT_NODE_ID, "N", 0, "This machine's node id, 0-65535: the top 16 bits of its cookies "
+	  "(default: the state directory's, 0 for a new one)", 0 },
 	{ "tpgen", OPT_TPGEN, NULL, 0, "Also draw a cookie on every tpgen_b event (needs tpgen)", 0 },
 	{ "global", OPT_GLOBAL, NULL, 0, "Kernel side: one global fetch-add per cookie, no per-CPU batches", 0 },
 	{ "uninstall", OPT_UNINSTALL, NULL, 0, "Detach, remove the pins and the socket, and exit", 0 },
@@ -91,6 +101,18 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_TPGEN: env.tpgen = true; break;
 	case OPT_GLOBAL: env.global = true; break;
 	case OPT_UNINSTALL: env.uninstall = true; break;
+	case OPT_NODE_ID: {
+		unsigned int node;
+
+		/* The node file's own parser: the same strict decimal, 0 to 65535. */
+		if (strchr(arg, '\n'))
+			util_usage_error("cookie-gend", "invalid node id (it has a line break): a whole "
+					 "number from 0 to 65535");
+		if (cookie_store_parse_node(arg, strlen(arg), &node))
+			util_usage_error("cookie-gend", "invalid node id '%s': a whole number from 0 to 65535", arg);
+		env.node_id = node;
+		break;
+	}
 	case ARGP_KEY_ARG:
 		util_usage_error("cookie-gend", "unexpected argument '%s'", arg);
 	default: return ARGP_ERR_UNKNOWN;
@@ -132,7 +154,8 @@ static void save_failed(int err)
 		return;
 	d.save_err = err;
 	if (err == -EOVERFLOW) {
-		logmsg(LOG_CRIT, "the 64-bit cookie space is exhausted: draws are refused");
+		logmsg(LOG_CRIT, "node %u's cookie space is exhausted (sequence %llu): draws are "
+		       "refused, never wrapped into another node's", d.node, COOKIE_MARK_MAX - 1);
 		notify_systemd("STATUS=cookie space exhausted: draws are refused");
 		return;
 	}
@@ -157,22 +180,29 @@ static void save_recovered(void)
 /*
  * Make the counter's limit cover @need and a block beyond it, durably first. After a failure
  * it waits out a backoff before writing again (so a full disk costs no fsync per tick) and
- * returns the error meanwhile. Nothing here can wrap: limits stay below COOKIE_MARK_MAX.
+ * returns the error meanwhile. Nothing here can wrap or leave the node's space: marks stay
+ * below COOKIE_MARK_MAX, and the limit is node_base plus the mark.
  */
 int extend(__u64 need)
 {
 	__u64 limit = __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST);
 	__u64 next = __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST);
-	__u64 base = need > next ? need : next, target;
+	__u64 base = need > next ? need : next, seq, target;
 	int err;
 
-	if (base >= COOKIE_MARK_MAX - COOKIE_BLOCK) {
+	/*
+	 * In the node's space the counter is at least node_base (recover() put it there), so
+	 * one comparison catches the top of the space and anything outside it (seq wraps).
+	 */
+	seq = base - d.node_base;
+	if (seq >= COOKIE_MARK_MAX - 1) {
 		if (d.save_err != -EOVERFLOW)
 			save_failed(-EOVERFLOW);
 		return -EOVERFLOW;
 	}
-	target = base + COOKIE_BLOCK;
-	if (target <= limit)
+	/* The last block is cut at the node's top mark, so every sequence below it is served. */
+	target = seq + COOKIE_BLOCK < COOKIE_MARK_MAX ? seq + COOKIE_BLOCK : COOKIE_MARK_MAX - 1;
+	if (d.node_base + target <= limit)
 		return 0;
 	if (d.save_err && util_now() < d.save_retry_at)
 		return d.save_err;
@@ -183,9 +213,9 @@ int extend(__u64 need)
 	}
 	if (d.save_err)
 		save_recovered();
-	__atomic_store_n(&d.st->limit, target, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&d.st->limit, d.node_base + target, __ATOMIC_SEQ_CST);
 	d.extensions++;
-	logmsg(LOG_DEBUG, "high-water mark now %llu", target);
+	logmsg(LOG_DEBUG, "high-water mark now %llu (cookie %llu)", target, d.node_base + target);
 	return 0;
 }
 
@@ -256,6 +286,25 @@ static int open_state(uint64_t *id)
 		logmsg(LOG_ERR, "cannot read %s/" COOKIE_HIGHWATER_FILE ": %s", env.state_dir, strerror(-err));
 		return 1;
 	}
+	/* Before the id is created: a refused node id leaves a directory as it was. */
+	err = cookie_store_node(&d.store, env.node_id, &d.node, &why);
+	if (err == -EEXIST) {
+		logmsg(LOG_ERR, "%s belongs to node %u, not %ld: a state directory keeps the node id "
+		       "it was first started with (use another directory for another node)",
+		       env.state_dir, d.node, env.node_id);
+		return EXIT_STATE;
+	}
+	if (err == -EUCLEAN) {
+		logmsg(LOG_ERR, "%s/" COOKIE_NODE_FILE " %s; refusing to guess the node id (restore "
+		       "it: the top 16 bits of this machine's cookies)", env.state_dir, why);
+		return EXIT_STATE;
+	}
+	if (err) {
+		logmsg(LOG_ERR, "cannot read or create %s/" COOKIE_NODE_FILE ": %s", env.state_dir,
+		       strerror(-err));
+		return 1;
+	}
+	d.node_base = COOKIE_NODE_BASE(d.node);
 	err = cookie_store_id(&d.store, id);
 	if (err == -EUCLEAN) {
 		logmsg(LOG_ERR, "%s/" COOKIE_ID_FILE " is empty or corrupt (want 16 hex digits); "
@@ -275,7 +324,7 @@ static int open_state(uint64_t *id)
 /* Start the counter above everything ever handed out, and reserve the first block. */
 static int recover(__u64 id)
 {
-	__u64 hw = d.store.highwater, cur, owner = 0;
+	__u64 hw = d.node_base + d.store.highwater, cur, owner = 0;
 
 	if (!__atomic_compare_exchange_n(&d.st->owner, &owner, id, false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_SEQ_CST) && owner != id) {
@@ -284,6 +333,14 @@ static int recover(__u64 id)
 		       env.state_dir);
 		return -EEXIST;
 	}
+	/* Our own pins, but a node file changed by hand since: the counter is another node's. */
+	if (owner == id && __atomic_load_n(&d.st->node, __ATOMIC_SEQ_CST) != d.node) {
+		logmsg(LOG_ERR, "the counter pinned in " COOKIE_PIN_DIR " is node %llu's, but %s "
+		       "says node %u: run cookie-gend --uninstall first", d.st->node, env.state_dir,
+		       d.node);
+		return -EEXIST;
+	}
+	__atomic_store_n(&d.st->node, d.node, __ATOMIC_SEQ_CST);
 	cur = __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST);
 	while (cur < hw &&
 	       !__atomic_compare_exchange_n(&d.st->next, &cur, hw, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
@@ -292,7 +349,7 @@ static int recover(__u64 id)
 	cur = __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST);
 	if (cur > hw)
 		__atomic_store_n(&d.st->limit, hw, __ATOMIC_SEQ_CST);
-	logmsg(LOG_INFO, "high-water mark %llu, counter at %llu", hw,
+	logmsg(LOG_INFO, "node %u, high-water mark %llu, counter at %llu", d.node, hw,
 	       __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST));
 	/*
 	 * A mark that cannot be saved now (a full disk) does not stop the start: draws are

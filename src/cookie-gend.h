@@ -36,6 +36,7 @@ extern struct env {
 	bool uninstall;
 	const char *state_dir;
 	const char *socket;
+	long node_id;		/* --node-id, or -1: the state directory's */
 } env;
 
 struct client {
@@ -52,7 +53,9 @@ extern struct daemon {
 	size_t map_len;
 	int state_fd;		/* the state map */
 	int task_fd;		/* task storage */
-	struct cookie_store store;	/* the state directory: every cookie handed out is below its mark */
+	struct cookie_store store;	/* the state directory: every sequence handed out is below its mark */
+	unsigned int node;	/* the node id, fixed by the state directory */
+	__u64 node_base;	/* node << 48: the node's first cookie value (never one itself) */
 	__u64 extensions, requests, served, errors, clients_total, refused_clients;
 	int nclients;
 	struct client clients[MAX_CLIENTS];

@@ -21,7 +21,7 @@
 #include "runloop.h"
 #include "cli.h"
 
-enum mode { MODE_GET, MODE_PID, MODE_STATS, MODE_FOLLOW };
+enum mode { MODE_GET, MODE_PID, MODE_STATS, MODE_FOLLOW, MODE_DECODE };
 enum path { PATH_AUTO, PATH_FAST, PATH_SOCKET };
 
 static struct env {
@@ -32,6 +32,9 @@ static struct env {
 	long count;
 	bool json;
 	const char *socket;
+	bool decoding;		/* --decode given */
+	uint64_t decode;	/* its cookie */
+	int others;		/* options --decode cannot go with */
 } env = { .n = 1, .socket = COOKIE_SOCKET_PATH };
 
 const char *argp_program_version = "cookie (bareatom) 0.1";
@@ -42,13 +45,16 @@ static const char doc[] =
 "       cookie --pid PID [-j]\n"
 "       cookie --stats [-j]\n"
 "       cookie --follow [-c COUNT] [-j]\n"
+"       cookie --decode COOKIE [-j]\n"
 "\n"
 "Prints N cookies (1 to 65536), one per line; they are never 0 and never handed out\n"
 "again, by the daemon, the kernel or another client. Root draws them lock-free from the\n"
 "pinned counter (the fast path) unless --socket-only; others ask the daemon's socket\n"
 "(group bareatom). --pid prints the cookie the process got when it was forked; --stats\n"
 "the daemon's counters; --follow the cookies BPF programs draw (fork, tpgen_b), as\n"
-"'KIND PID COOKIE' lines, until Ctrl-C or COUNT of them.\n"
+"'KIND PID COOKIE' lines, until Ctrl-C or COUNT of them. --decode splits a cookie\n"
+"into its node id (the top 16 bits, cookie-gend --node-id) and its sequence (the\n"
+"low 48 bits, never 0); it needs no daemon.\n"
 "\n"
 "Exit status: 0 on success, 2 for usage errors, 1 otherwise (daemon not running,\n"
 "no such process).\n"
@@ -57,9 +63,10 @@ static const char doc[] =
 "    cookie                 # one cookie\n"
 "    cookie -n 4096 -j      # a range, as JSON: {\"first\":...,\"count\":4096,...}\n"
 "    cookie --pid $$        # this shell's cookie\n"
-"    cookie --stats\n";
+"    cookie --stats\n"
+"    cookie --decode 84442493013196801   # node 300, sequence 1\n";
 
-enum { OPT_FAST = 256, OPT_SOCKET_ONLY, OPT_SOCKET, OPT_FOLLOW, OPT_STATS };
+enum { OPT_FAST = 256, OPT_SOCKET_ONLY, OPT_SOCKET, OPT_FOLLOW, OPT_STATS, OPT_DECODE };
 
 static const struct argp_option opts[] = {
 	{ "count", 'n', "N", 0, "How many cookies (1-65536, default 1)", 0 },
@@ -67,6 +74,7 @@ static const struct argp_option opts[] = {
 	{ "stats", OPT_STATS, NULL, 0, "Print the daemon's statistics", 0 },
 	{ "follow", OPT_FOLLOW, NULL, 0, "Print cookies drawn by the BPF programs as they happen", 0 },
 	{ "events", 'c', "COUNT", 0, "With --follow: stop after COUNT cookies", 0 },
+	{ "decode", OPT_DECODE, "COOKIE", 0, "Print COOKIE's node id and sequence", 0 },
 	{ "fast", OPT_FAST, NULL, 0, "Use the fast path only (root)", 0 },
 	{ "socket-only", OPT_SOCKET_ONLY, NULL, 0, "Never use the fast path", 0 },
 	{ "socket", OPT_SOCKET, "PATH", 0, "The daemon's socket (default " COOKIE_SOCKET_PATH ")", 0 },
@@ -86,19 +94,57 @@ static long parse_long(const char *arg, const char *what, long min, long max)
 	return v;
 }
 
+/*
+ * A cookie: decimal digits only (no sign, no blanks, no 0x), at most 2^64 - 1, and a
+ * sequence that is not 0, since no node ever hands that out (bpf/cookie.h).
+ */
+static uint64_t parse_cookie(const char *arg)
+{
+	uint64_t v = 0;
+	size_t len = strlen(arg);
+
+	if (strchr(arg, '\n'))
+		util_usage_error("cookie", "invalid cookie (it has a line break): a whole number from 1 to 2^64 - 1");
+	if (len == 0 || strspn(arg, "0123456789") != len)
+		util_usage_error("cookie", "invalid cookie '%s': a whole number from 1 to 2^64 - 1", arg);
+	for (size_t i = 0; i < len; i++) {
+		unsigned int d = arg[i] - '0';
+
+		if (v > (UINT64_MAX - d) / 10)
+			util_usage_error("cookie", "invalid cookie '%s': above 2^64 - 1", arg);
+		v = v * 10 + d;
+	}
+	if (!COOKIE_SEQ_OF(v))
+		util_usage_error("cookie", "'%s' is not a cookie: its sequence (the low 48 bits) is 0, "
+				 "which no node hands out", arg);
+	return v;
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
-	case 'n': env.n = parse_long(arg, "count", 1, 65536); break;
-	case 'p': env.pid = parse_long(arg, "PID", 1, 4194304); env.mode = MODE_PID; break;
-	case 'c': env.count = parse_long(arg, "event count", 1, LONG_MAX); break;
+	case 'n': env.n = parse_long(arg, "count", 1, 65536); env.others++; break;
+	case 'p': env.pid = parse_long(arg, "PID", 1, 4194304); env.mode = MODE_PID; env.others++; break;
+	case 'c': env.count = parse_long(arg, "event count", 1, LONG_MAX); env.others++; break;
 	case 'j': env.json = true; break;
-	case OPT_STATS: env.mode = MODE_STATS; break;
-	case OPT_FOLLOW: env.mode = MODE_FOLLOW; break;
-	case OPT_FAST: env.path = PATH_FAST; break;
-	case OPT_SOCKET_ONLY: env.path = PATH_SOCKET; break;
-	case OPT_SOCKET: env.socket = arg; break;
+	case OPT_STATS: env.mode = MODE_STATS; env.others++; break;
+	case OPT_FOLLOW: env.mode = MODE_FOLLOW; env.others++; break;
+	case OPT_FAST: env.path = PATH_FAST; env.others++; break;
+	case OPT_SOCKET_ONLY: env.path = PATH_SOCKET; env.others++; break;
+	case OPT_SOCKET: env.socket = arg; env.others++; break;
+	case OPT_DECODE:
+		if (env.decoding)
+			util_usage_error("cookie", "--decode takes one cookie");
+		env.decode = parse_cookie(arg);
+		env.decoding = true;
+		break;
 	case ARGP_KEY_ARG: util_usage_error("cookie", "unexpected argument '%s'", arg);
+	case ARGP_KEY_END:
+		if (env.decoding && env.others)
+			util_usage_error("cookie", "--decode takes no other option than -j");
+		if (env.decoding)
+			env.mode = MODE_DECODE;
+		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
@@ -337,6 +383,21 @@ static int do_follow(void)
 	return fw.err ? 1 : 0;
 }
 
+/* Node and sequence: the layout every drawer produces (bpf/cookie.h). No daemon needed. */
+static int do_decode(void)
+{
+	uint64_t c = env.decode;
+
+	if (env.json) {
+		printf("{\"cookie\":%" PRIu64 ",\"node\":%llu,\"sequence\":%llu}\n", c,
+		       (unsigned long long)COOKIE_NODE_OF(c), (unsigned long long)COOKIE_SEQ_OF(c));
+		return 0;
+	}
+	printf("cookie         %" PRIu64 "\nnode           %llu\nsequence       %llu\n", c,
+	       (unsigned long long)COOKIE_NODE_OF(c), (unsigned long long)COOKIE_SEQ_OF(c));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
@@ -350,6 +411,7 @@ int main(int argc, char **argv)
 	case MODE_PID: return do_pid();
 	case MODE_STATS: return do_stats();
 	case MODE_FOLLOW: return do_follow();
+	case MODE_DECODE: return do_decode();
 	default: return do_get();
 	}
 }

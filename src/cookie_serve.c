@@ -67,7 +67,7 @@ int listen_socket(void)
 
 static void reply(struct client *c, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[1024];	/* STATS with 20-digit cookies of a high node fits */
 	va_list ap;
 	int n;
 
@@ -145,15 +145,15 @@ static void serve_stats(struct client *c)
 	      "tpgen_cookies=%llu denied=%llu batches=%llu events_lost=%llu requests=%llu"
 	      " served=%llu errors=%llu clients=%d extensions=%llu"
 	      " uptime=%ld batched=%d room_requests=%llu state_error=%s state_errors=%llu"
-	      " refused_clients=%llu",
+	      " refused_clients=%llu node=%u",
 	      __atomic_load_n(&st->next, __ATOMIC_RELAXED), __atomic_load_n(&st->limit, __ATOMIC_RELAXED),
-	      (unsigned long long)d.store.highwater, __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
+	      d.node_base + d.store.highwater, __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
 	      __atomic_load_n(&st->tpgen_cookies, __ATOMIC_RELAXED),
 	      __atomic_load_n(&st->denied, __ATOMIC_RELAXED), __atomic_load_n(&st->batches, __ATOMIC_RELAXED),
 	      __atomic_load_n(&st->events_lost, __ATOMIC_RELAXED), d.requests, d.served, d.errors,
 	      d.nclients, d.extensions, (long)(util_now() - d.started), !env.global,
 	      __atomic_load_n(&st->room_requests, __ATOMIC_RELAXED), state_error ? state_error : "unknown",
-	      d.save_errors, d.refused_clients);
+	      d.save_errors, d.refused_clients, d.node);
 }
 
 static int handle_line(void *arg, const char *line, size_t len)

@@ -72,6 +72,7 @@ int cookie_store_open(struct cookie_store *s, const char *dir)
 
 	s->dir = dir;
 	s->highwater = 0;
+	s->fresh = 0;
 	s->dir_fd = -1;
 	if (err)
 		return err;
@@ -173,7 +174,8 @@ int cookie_store_read_mark(struct cookie_store *s, const char **why)
 	int err = read_small(s, COOKIE_HIGHWATER_FILE, buf, &len);
 
 	if (err == -ENOENT) {
-		s->highwater = 1;	/* first start ever: cookies begin at 1, 0 is never one */
+		s->highwater = 1;	/* first start ever: sequences begin at 1, 0 is never one */
+		s->fresh = 1;
 		return 1;
 	}
 	if (err == -EUCLEAN) {
@@ -187,7 +189,7 @@ int cookie_store_read_mark(struct cookie_store *s, const char **why)
 		return -EUCLEAN;
 	}
 	if (cookie_store_parse_mark(buf, len, &s->highwater)) {
-		*why = "is not a decimal number from 1 to 2^64 - 3 * 2^24 followed by a newline";
+		*why = "is not a decimal number from 1 to 2^48 - 3 * 2^24 - 1 followed by a newline";
 		return -EUCLEAN;
 	}
 	return 0;
@@ -257,4 +259,57 @@ int cookie_store_id(struct cookie_store *s, uint64_t *id)
 	} while (!*id);
 	n = snprintf(buf, sizeof(buf), "%016llx\n", (unsigned long long)*id);
 	return write_durably(s, COOKIE_ID_FILE, buf, n);
+}
+
+int cookie_store_parse_node(const char *buf, size_t len, unsigned int *out)
+{
+	unsigned int v = 0;
+
+	if (len && buf[len - 1] == '\n')
+		len--;
+	/* 5 digits hold 65535; "0" is node 0, but no other number starts with 0. */
+	if (len == 0 || len > 5 || (buf[0] == '0' && len > 1))
+		return -EUCLEAN;
+	for (size_t i = 0; i < len; i++) {
+		unsigned int d = (unsigned char)buf[i] - '0';
+
+		if (d > 9)
+			return -EUCLEAN;
+		v = v * 10 + d;
+	}
+	if (v > COOKIE_NODE_MAX)
+		return -EUCLEAN;
+	*out = v;
+	return 0;
+}
+
+int cookie_store_node(struct cookie_store *s, long want, unsigned int *node, const char **why)
+{
+	char buf[STORE_READ_MAX];
+	size_t len;
+	int n, err;
+
+	if (want > (long)COOKIE_NODE_MAX)
+		return -EINVAL;
+	err = read_small(s, COOKIE_NODE_FILE, buf, &len);
+	if (!err) {
+		if (cookie_store_parse_node(buf, len, node)) {
+			*why = len ? "is not a node id from 0 to 65535 followed by a newline" : "is empty";
+			return -EUCLEAN;
+		}
+	} else if (err == -EUCLEAN) {
+		*why = "is not a regular file";
+		return err;
+	} else if (err != -ENOENT) {
+		return err;
+	} else {
+		/* A directory that handed out cookies before node ids existed counted as node 0. */
+		*node = s->fresh && want >= 0 ? (unsigned int)want : 0;
+	}
+	if (want >= 0 && (unsigned long)want != *node)
+		return -EEXIST;
+	if (!err)
+		return 0;
+	n = snprintf(buf, sizeof(buf), "%u\n", *node);
+	return write_durably(s, COOKIE_NODE_FILE, buf, n);
 }

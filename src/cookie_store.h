@@ -4,6 +4,8 @@
  *
  *   highwater   "H\n": every cookie ever handed out is below H (decimal, no sign, no blanks)
  *   id          "%016llx\n": random, non-zero; the pinned maps record it as their owner
+ *   node        "N\n": the node id, 0 to 65535 (decimal, no sign, no leading zero), the top
+ *               16 bits of every cookie; fixed once written. The mark counts within the node.
  *
  * Both are written the same way (write a temporary file, fsync it, rename it over the old one,
  * fsync the directory), so a crash leaves either the old content or the new, never a torn
@@ -18,11 +20,13 @@
 
 #define COOKIE_HIGHWATER_FILE	"highwater"
 #define COOKIE_ID_FILE		"id"
+#define COOKIE_NODE_FILE	"node"
 
 struct cookie_store {
 	const char *dir;	/* for messages */
 	int dir_fd;
-	uint64_t highwater;	/* the mark on disk: every cookie handed out is below it */
+	uint64_t highwater;	/* the mark on disk: every sequence handed out is below it */
+	int fresh;		/* no mark on disk: no cookie was ever handed out from here */
 };
 
 /*
@@ -39,7 +43,7 @@ void cookie_store_close(struct cookie_store *s);
 int cookie_store_parse_mark(const char *buf, size_t len, uint64_t *out);
 
 /*
- * Read the mark into s->highwater: 1 when the file does not exist (a first start), 0 on
+ * Read the mark into s->highwater: 1 when the file does not exist (a first start: s->fresh), 0 on
  * success, -EUCLEAN when it is corrupt, another negative errno when it cannot be read.
  * @why gets a one-line reason on -EUCLEAN.
  */
@@ -47,6 +51,22 @@ int cookie_store_read_mark(struct cookie_store *s, const char **why);
 
 /* Write @hw durably; only then may cookies below it be handed out. 0 or a negative errno. */
 int cookie_store_write_mark(struct cookie_store *s, uint64_t hw);
+
+/*
+ * Parse a node file's content: "0" or "[1-9][0-9]*" up to 65535, with one optional '\n'.
+ * Returns 0, or -EUCLEAN for anything else.
+ */
+int cookie_store_parse_node(const char *buf, size_t len, unsigned int *out);
+
+/*
+ * The directory's node id, after cookie_store_read_mark(). @want is the node id asked for, or
+ * -1 for none. A node file, once there, decides; a directory without one but with a mark
+ * predates node ids and is node 0; a new directory takes @want, or 0. The file is written
+ * (durably) only when it is missing and the id is accepted, so a refusal changes nothing.
+ * Returns 0 with *node set; -EUCLEAN when the file is corrupt (@why says how); -EEXIST when
+ * @want is not the directory's node (*node holds the directory's); or another negative errno.
+ */
+int cookie_store_node(struct cookie_store *s, long want, unsigned int *node, const char **why);
 
 /* Parse an id file: exactly 16 lowercase hex digits and '\n', not all zero. 0 or -EUCLEAN. */
 int cookie_store_parse_id(const char *buf, size_t len, uint64_t *out);

@@ -51,7 +51,9 @@ static inline void cookie_fast_refused(struct cookie_state *st)
  * refuse a draw, never hand out one beyond the mark. A counter already at the limit refuses
  * without adding, so refused retries do not push it on; a draw that crosses the limit burns
  * at most @n values, which are never handed out. The comparisons cannot wrap: c < limit is
- * checked before limit - c is taken.
+ * checked before limit - c is taken. The node id is in the counter's top 16 bits and the
+ * limit never leaves the node's space, so the same comparisons refuse a draw at the top of
+ * a node's range instead of letting it run into the next node (bpf/cookie.h).
  */
 static inline int cookie_fast_get(struct cookie_fast *f, uint64_t n, uint64_t *first)
 {
@@ -66,7 +68,7 @@ static inline int cookie_fast_get(struct cookie_fast *f, uint64_t n, uint64_t *f
 	}
 	c = __atomic_fetch_add(&st->next, n, __ATOMIC_RELAXED);
 	limit = __atomic_load_n(&st->limit, __ATOMIC_RELAXED);
-	if (c == 0 || c >= limit || n > limit - c) {
+	if (COOKIE_SEQ_OF(c) == 0 || c >= limit || n > limit - c) {
 		/* Past the durable mark: these values are burnt, never handed out. */
 		cookie_fast_refused(st);
 		return -EAGAIN;

@@ -86,6 +86,10 @@ ok $(complete_words cookie --pid "" | grep -qx "$$"; echo $?) "cookie --pid PID:
 ok $(complete_words cookie -p "" | grep -qx "$$"; echo $?) "cookie -p PID: the same"
 ok $(complete_eq cookie --pid "" | grep -qx "$$"; echo $?) "cookie --pid=PID: the same"
 is "$(complete_words cookie -n "")" "" "cookie -n N: nothing to offer for a number"
+is "$(complete_words cookie-gend --node)" "--node-id=" "cookie-gend --node<TAB>: --node-id="
+is "$(complete_words cookie-gend --node-id "")" "" "cookie-gend --node-id N: nothing to offer for a number"
+is "$(complete_words cookie --dec)" "--decode=" "cookie --dec<TAB>: --decode="
+is "$(complete_words cookie --decode "")" "" "cookie --decode COOKIE: nothing to offer for a number"
 is "$(complete_words tpstat -d "")" "" "tpstat -d SECS: nothing to offer for a number"
 is "$(complete_words tpstat "" | tr '\n' ' ')" "pelt_cfs_tp pelt_rt_tp sched_switch " \
 	"tpstat TRACEPOINT: the names tpstat -l lists"

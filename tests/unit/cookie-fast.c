@@ -24,7 +24,7 @@ int main(void)
 {
 	static const uint64_t bad[] = { 0, COOKIE_DRAW_MAX + 1, (1ULL << 24) + 1, (1ULL << 32) - 1,
 					1ULL << 32, UINT64_MAX };
-	uint64_t first = 0, before;
+	uint64_t first = 0, before, top;
 	char name[128];
 	int ok = 1;
 
@@ -81,5 +81,47 @@ int main(void)
 		  "a draw of 65536 five below the top mark is refused, not wrapped");
 	ASSERT_EQ(cookie_fast_get(&f, 1, &first), -EAGAIN, "and so is every draw after it");
 	ASSERT_LE_U64(st.next, COOKIE_MARK_MAX - 5 + COOKIE_DRAW_MAX, "the counter did not wrap");
+
+	/*
+	 * Node ids: the counter carries the node in its top 16 bits and cookie-gend's limit at
+	 * the top of a node's range is node << 48 | (COOKIE_MARK_MAX - 1). The last cookies are
+	 * served, then every draw is refused, and nothing reaches the next node.
+	 */
+	top = COOKIE_NODE_BASE(5) + COOKIE_MARK_MAX - 1;
+	reset(top - 3, top);
+	ASSERT_EQ(cookie_fast_get(&f, 3, &first), 0, "node 5: the last 3 cookies below its top mark are served");
+	ASSERT_EQ_U64(COOKIE_NODE_OF(first + 2), 5, "the last of them is node 5's");
+	ASSERT_EQ_U64(COOKIE_SEQ_OF(first + 2), COOKIE_MARK_MAX - 2, "with sequence 2^48 - 3 * 2^24 - 2");
+	ASSERT_EQ(cookie_fast_get(&f, 1, &first), -EAGAIN, "node 5: a draw at the top is refused");
+	for (int i = 0; i < 10000; i++)
+		ok &= cookie_fast_get(&f, COOKIE_DRAW_MAX, &first) == -EAGAIN;
+	ASSERT_TRUE(ok, "node 5: 10,000 draws of 65536 at the top are all refused");
+	ASSERT_EQ_U64(st.next, top, "refused at the top before adding: the counter stays at the top mark");
+	ASSERT_EQ_U64(COOKIE_NODE_OF(st.next), 5, "the counter is still in node 5's space");
+	ASSERT_EQ_U64(st.denied, 10001, "node 5: every refusal at the top is counted in denied");
+	/* A draw that crossed the limit before it was refused: burnt, inside the node. */
+	reset(top - 1, top);
+	ASSERT_EQ(cookie_fast_get(&f, COOKIE_DRAW_MAX, &first), -EAGAIN,
+		  "node 5: a draw of 65536 one below the top is refused, not cut into the next node");
+	ASSERT_EQ_U64(COOKIE_NODE_OF(st.next - 1), 5, "its burnt values are node 5's");
+	/* The slack above the top mark holds 768 such draws without leaving the node. */
+	reset(top, top);
+	st.next = top + 768 * COOKIE_DRAW_MAX;
+	ASSERT_EQ_U64(COOKIE_NODE_OF(st.next), 5, "768 burnt draws of 65536 past the top stay in node 5");
+	ASSERT_EQ(cookie_fast_get(&f, 1, &first), -EAGAIN, "and every draw there is refused");
+
+	/* Node 65535: the top of the whole 64-bit space, and no wrap to 0. */
+	top = COOKIE_NODE_BASE(65535) + COOKIE_MARK_MAX - 1;
+	reset(top - 1, top);
+	ASSERT_EQ(cookie_fast_get(&f, 1, &first), 0, "node 65535: its last cookie is served");
+	ASSERT_EQ_U64(COOKIE_NODE_OF(first), 65535, "as node 65535's");
+	ASSERT_EQ(cookie_fast_get(&f, COOKIE_DRAW_MAX, &first), -EAGAIN, "node 65535: then refused");
+	ASSERT_TRUE(st.next >= top, "node 65535: the counter did not wrap through 0");
+
+	/* Sequence 0 is no node's cookie (cookie 0 on node 0): it is burnt, never handed out. */
+	reset(COOKIE_NODE_BASE(6), COOKIE_NODE_BASE(6) + 100);
+	ASSERT_EQ(cookie_fast_get(&f, 4, &first), -EAGAIN, "node 6: a draw starting at sequence 0 is refused");
+	ASSERT_EQ(cookie_fast_get(&f, 4, &first), 0, "the next draw is served");
+	ASSERT_EQ_U64(first, COOKIE_NODE_BASE(6) + 4, "from after the burnt values");
 	return test_done();
 }

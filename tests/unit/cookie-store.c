@@ -105,6 +105,115 @@ static void id_refused(const char *content, const char *what)
 	cookie_store_close(&s);
 }
 
+/* Open @dir afresh, read its mark (as the daemon does first) and ask for node @want. */
+static int node_of(long want, unsigned int *node, const char **why)
+{
+	struct cookie_store s;
+	int err;
+
+	cookie_store_open(&s, dir);
+	cookie_store_read_mark(&s, why);
+	err = cookie_store_node(&s, want, node, why);
+	cookie_store_close(&s);
+	return err;
+}
+
+static void node_refused(const char *content, size_t len, const char *what)
+{
+	const char *why = NULL;
+	unsigned int node = 12345;
+	char name[160];
+
+	reset();
+	put(COOKIE_NODE_FILE, content, len);
+	snprintf(name, sizeof(name), "node file %s is refused (EUCLEAN)", what);
+	ASSERT_EQ(node_of(-1, &node, &why), -EUCLEAN, name);
+	snprintf(name, sizeof(name), "node file %s is refused with --node-id 0 too", what);
+	ASSERT_EQ(node_of(0, &node, &why), -EUCLEAN, name);
+	snprintf(name, sizeof(name), "node file %s is left as it was", what);
+	ASSERT_TRUE(!memcmp(get(COOKIE_NODE_FILE), content, len) && got_len == len, name);
+	snprintf(name, sizeof(name), "node file %s: the refusal says why (%s)", what, why ? why : "");
+	ASSERT_TRUE(why && *why, name);
+}
+
+static void node_parses(const char *content, unsigned int want)
+{
+	unsigned int v = 99999;
+	char name[160];
+
+	snprintf(name, sizeof(name), "node '%.*s' parses", (int)strcspn(content, "\n"), content);
+	ASSERT_EQ(cookie_store_parse_node(content, strlen(content), &v), 0, name);
+	ASSERT_EQ_U64(v, want, name);
+}
+
+static void test_node(void)
+{
+	const char *why = NULL;
+	unsigned int node = 0;
+	char path[512];
+
+	node_parses("0\n", 0);
+	node_parses("0", 0);
+	node_parses("7\n", 7);
+	node_parses("65535\n", 65535);
+	node_refused("", 0, "empty");
+	node_refused("-1\n", 3, "'-1'");
+	node_refused("+5\n", 3, "'+5'");
+	node_refused(" 5\n", 3, "' 5'");
+	node_refused("5x\n", 3, "'5x'");
+	node_refused("5 \n", 3, "'5 ' (trailing blank)");
+	node_refused("007\n", 4, "'007' (leading zero)");
+	node_refused("00\n", 3, "'00'");
+	node_refused("5\n\n", 3, "'5' and two newlines");
+	node_refused("5\r\n", 3, "'5\\r\\n'");
+	node_refused("4\0002\n", 4, "with a NUL byte");
+	node_refused("65536\n", 6, "65536 (17 bits)");
+	node_refused("4294967297\n", 11, "2^32 + 1 (no truncation to 1)");
+	node_refused("0x10\n", 5, "'0x10' (hex)");
+	reset();
+	snprintf(path, sizeof(path), "%s/" COOKIE_NODE_FILE, dir);
+	mkdir(path, 0700);
+	ASSERT_EQ(node_of(-1, &node, &why), -EUCLEAN, "a node file that is a directory is refused");
+
+	/* A new directory takes the node asked for (or 0) and keeps it, durably. */
+	reset();
+	ASSERT_EQ(node_of(-1, &node, &why), 0, "a new directory without --node-id");
+	ASSERT_EQ(node, 0, "is node 0");
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "0\n", "and records node 0");
+	reset();
+	ASSERT_EQ(node_of(7, &node, &why), 0, "a new directory with --node-id 7");
+	ASSERT_EQ(node, 7, "is node 7");
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "7\n", "and records node 7");
+	ASSERT_STREQ(get(".node.tmp"), "(none)", "no temporary node file is left");
+	ASSERT_EQ(node_of(-1, &node, &why), 0, "without --node-id it is read back");
+	ASSERT_EQ(node, 7, "as node 7");
+	ASSERT_EQ(node_of(7, &node, &why), 0, "--node-id 7 again is accepted");
+	node = 0;
+	ASSERT_EQ(node_of(8, &node, &why), -EEXIST, "--node-id 8 against node 7's directory is refused");
+	ASSERT_EQ(node, 7, "the refusal names the directory's node, 7");
+	ASSERT_EQ(node_of(0, &node, &why), -EEXIST, "so is --node-id 0");
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "7\n", "the refusals leave the node file as it was");
+	ASSERT_EQ(node_of(65536, &node, &why), -EINVAL, "a node above 65535 is EINVAL");
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "7\n", "and changes nothing");
+
+	/* The top node, with a directory that has only an id: nothing was handed out yet. */
+	reset();
+	put(COOKIE_ID_FILE, "00000000000000ab\n", 17);
+	ASSERT_EQ(node_of(65535, &node, &why), 0, "a directory with only an id takes --node-id 65535");
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "65535\n", "and records it");
+
+	/* A directory that handed out cookies before node ids existed: node 0, nothing else. */
+	reset();
+	put(COOKIE_HIGHWATER_FILE, "33554433\n", 9);
+	ASSERT_EQ(node_of(5, &node, &why), -EEXIST,
+		  "--node-id 5 against a directory with a mark but no node file is refused");
+	ASSERT_EQ(node, 0, "such a directory is node 0");
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "(none)", "the refusal writes no node file");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "33554433\n", "and leaves the mark");
+	ASSERT_EQ(node_of(-1, &node, &why), 0, "without --node-id it is accepted as node 0");
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "0\n", "and records node 0 from then on");
+}
+
 int main(void)
 {
 	char digits[101], big[32], path[512];
@@ -124,7 +233,8 @@ int main(void)
 	mark_parses(big, COOKIE_MARK_MAX - 1);
 	snprintf(big, sizeof(big), "%llu\n", (unsigned long long)COOKIE_MARK_MAX);
 	ASSERT_EQ(cookie_store_parse_mark(big, strlen(big), &v), -EUCLEAN,
-		  "a mark of 2^64 - 3 * 2^24 (no room for a block past it) is refused");
+		  "a mark of 2^48 - 3 * 2^24 (no slack for refused draws in the node's space) is refused");
+	mark_refused("281474976710656\n", 16, "2^48 (the next node's space)");
 
 	/* Everything strtoull would have taken, and more. */
 	mark_refused("-1\n", 3, "'-1'");
@@ -187,6 +297,8 @@ int main(void)
 	id_refused("00000000000000AB\n", "in upper case");
 	id_refused("00000000000000ab", "without its newline");
 	id_refused("000000000000000ab\n", "of 17 digits");
+
+	test_node();
 
 	/* The directory and its parents are made; a path through a file fails cleanly. */
 	reset();
