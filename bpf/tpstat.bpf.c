@@ -73,24 +73,34 @@ static __always_inline bool wanted(void)
 }
 
 /*
- * Argument @arg of the tracepoint. The verifier only allows constant offsets into the
- * context, and @arg is a constant of .rodata: it follows one case of the switch.
+ * A load from the context at a constant offset. The verifier takes context loads only at
+ * a constant offset from the unmodified context pointer, and clang turns a switch of
+ * args[0], args[1], ... into one load from args + 8 * arg: the asm keeps each case a load
+ * of its own.
  */
+#define CTX_LOAD(args, off) ({						\
+	__u64 __v;							\
+	asm volatile("%[v] = *(u64 *)(%[c] + " #off ")"			\
+		     : [v] "=r"(__v) : [c] "r"(args));			\
+	__v;								\
+})
+
+/* Argument @arg of the tracepoint: @arg is a constant of .rodata, one case is followed. */
 static __always_inline __u64 ctx_arg(const __u64 *args, __u32 arg)
 {
 	switch (arg) {
-	case 0: return args[0];
-	case 1: return args[1];
-	case 2: return args[2];
-	case 3: return args[3];
-	case 4: return args[4];
-	case 5: return args[5];
-	case 6: return args[6];
-	case 7: return args[7];
-	case 8: return args[8];
-	case 9: return args[9];
-	case 10: return args[10];
-	default: return args[11];
+	case 0: return CTX_LOAD(args, 0);
+	case 1: return CTX_LOAD(args, 8);
+	case 2: return CTX_LOAD(args, 16);
+	case 3: return CTX_LOAD(args, 24);
+	case 4: return CTX_LOAD(args, 32);
+	case 5: return CTX_LOAD(args, 40);
+	case 6: return CTX_LOAD(args, 48);
+	case 7: return CTX_LOAD(args, 56);
+	case 8: return CTX_LOAD(args, 64);
+	case 9: return CTX_LOAD(args, 72);
+	case 10: return CTX_LOAD(args, 80);
+	default: return CTX_LOAD(args, 88);
 	}
 }
 
