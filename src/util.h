@@ -53,6 +53,12 @@ double util_next_tick(double start, double interval, double now);
 /* Print @s as a JSON string, quoted and escaped, always valid UTF-8 (U+FFFD for bad bytes). */
 void util_json_string(FILE *f, const char *s);
 
+/*
+ * The length of the well-formed UTF-8 character at @s, or 0 when there is none (then *@bad
+ * is how many bytes one U+FFFD replaces).
+ */
+size_t util_utf8_char(const unsigned char *s, size_t *bad);
+
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds; CLOCK_MONOTONIC in nanoseconds. */
 double util_now(void);
 unsigned long long util_now_ns(void);
