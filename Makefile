@@ -151,6 +151,7 @@ $(BUILD)/tests/unit/cookie-store: $(BUILD)/cookie_store.o
 $(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(BUILD)/util.o
 $(BUILD)/tests/unit/json-writer: $(BUILD)/json.o $(BUILD)/util.o
 $(BUILD)/tests/unit/metrics-writer: $(BUILD)/metrics.o $(BUILD)/util.o
+$(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics.o $(BUILD)/util.o
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(BUILD)/json.o $(BUILD)/util.o
 $(BUILD)/tests/unit/runloop: $(BUILD)/runloop.o $(BUILD)/util.o
 $(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(BUILD)/util.o
