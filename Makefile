@@ -76,7 +76,7 @@ $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/json.o $(BUILD)/runloop.o $(BUILD)/util.o
 $(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/pins.o $(BUILD)/util.o
-$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(BUILD)/util.o \
+$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_metrics.o $(BUILD)/http_serve.o $(BUILD)/metrics.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(BUILD)/util.o \
 		$(BUILD)/libcookie.a
 $(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/util.o $(BUILD)/libcookie.a
 $(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/json.o $(BUILD)/pins.o \
@@ -178,7 +178,15 @@ test: test-host test-vm-build
 
 test-host: $(BINS) $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) | deps
 
-test-vm-build: image stock-kernel
+test-vm-build: image stock-kernel prom-share
+
+# Debian's prometheus and promtool for the guest's metrics tests, shared into it with
+# run-vm --share build/share (tests/run-all) rather than put in the image: 95 MB the boot
+# would unpack every time, for two tests.
+PROM_SHARE := $(BUILD)/share/prometheus
+.PHONY: prom-share
+prom-share: | deps
+	@mkdir -p $(PROM_SHARE) && cp -pu /usr/bin/prometheus /usr/bin/promtool $(PROM_SHARE)/
 
 run: image
 	images/run-vm --cpus 4 -- /usr/lib/bareatom/demo

@@ -25,6 +25,7 @@
 #include <sys/un.h>
 #include "libcookie.h"
 #include "cookie-gend.h"
+#include "http_serve.h"
 #include "util.h"
 
 #define INSTANCE_LOCK		"/run/bareatom/cookie-gend.lock"
@@ -40,6 +41,7 @@ _Static_assert(COOKIE_GET_MAX == COOKIE_DRAW_MAX, "GET and the fast path share o
 struct env env = {
 	.state_dir = "/var/lib/bareatom/cookie",
 	.socket = COOKIE_SOCKET_PATH,
+	.interval = 10,
 };
 
 struct daemon d;
@@ -49,6 +51,7 @@ static const char doc[] =
 "Serve globally unique 64-bit cookies from a BPF counter shared with the kernel.\n"
 "\n"
 "USAGE: cookie-gend [--foreground] [--state-dir DIR] [--socket PATH] [--tpgen] [--global]\n"
+"                   [--listen ADDR:PORT] [--textfile PATH [-i SECS]]\n"
 "       cookie-gend --uninstall\n"
 "\n"
 "Every new task gets a cookie at fork (kept in BPF task local storage); clients get\n"
@@ -61,12 +64,17 @@ static const char doc[] =
 "instance runs per machine. --uninstall detaches the programs and removes the pins and\n"
 "the socket (the state directory is kept: it is what keeps cookies unique).\n"
 "\n"
+"--listen serves the statistics for Prometheus at http://ADDR:PORT/metrics (OpenMetrics,\n"
+"or text 0.0.4); --textfile writes them atomically every -i SECS (default 10) for\n"
+"node_exporter's textfile collector.\n"
+"\n"
 "EXAMPLES:\n"
 "    cookie-gend --foreground -v          # run in the terminal, log to stderr\n"
 "    systemctl start cookie-gend          # as the image runs it (Type=notify)\n"
-"    cookie -n 3; cookie --pid $$; cookie --stats\n";
+"    cookie -n 3; cookie --pid $$; cookie --stats\n"
+"    cookie-gend -f --listen 127.0.0.1:9464   # curl http://127.0.0.1:9464/metrics\n";
 
-enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL };
+enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL, OPT_LISTEN, OPT_TEXTFILE };
 
 static const struct argp_option opts[] = {
 	{ "foreground", 'f', NULL, 0, "Stay in the foreground and log to stderr", 0 },
@@ -75,6 +83,9 @@ static const struct argp_option opts[] = {
 	{ "tpgen", OPT_TPGEN, NULL, 0, "Also draw a cookie on every tpgen_b event (needs tpgen)", 0 },
 	{ "global", OPT_GLOBAL, NULL, 0, "Kernel side: one global fetch-add per cookie, no per-CPU batches", 0 },
 	{ "uninstall", OPT_UNINSTALL, NULL, 0, "Detach, remove the pins and the socket, and exit", 0 },
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
+	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
+	{ "interval", 'i', "SECS", 0, "Seconds between --textfile writes (default 10)", 0 },
 	{ "verbose", 'v', NULL, 0, "Log more, including libbpf debug output", 0 },
 	{},
 };
@@ -89,6 +100,22 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_TPGEN: env.tpgen = true; break;
 	case OPT_GLOBAL: env.global = true; break;
 	case OPT_UNINSTALL: env.uninstall = true; break;
+	case OPT_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char why[160];
+
+		if (http_parse_listen(arg, &ss, &len, why, sizeof(why)))
+			util_usage_error("cookie-gend", "--listen: %s", why);
+		env.listen = arg;
+		break;
+	}
+	case OPT_TEXTFILE:
+		if (!*arg)
+			util_usage_error("cookie-gend", "--textfile: an empty path");
+		env.textfile = arg;
+		break;
+	case 'i': env.interval = util_parse_interval("cookie-gend", arg); break;
 	case ARGP_KEY_ARG:
 		fprintf(stderr, "cookie-gend: unexpected argument '%s'\n", arg);
 		exit(2);
@@ -389,6 +416,9 @@ int main(int argc, char **argv)
 	err = open_state(&id);
 	if (err)
 		return err;
+	/* Before anything is loaded too: an address that cannot be had changes nothing. */
+	if (cookie_metrics_open())
+		return 1;
 
 	if (!env.foreground) {
 		pid_t pid;
@@ -424,6 +454,7 @@ int main(int argc, char **argv)
 	}
 	d.started = util_now();
 	err = serve(lfd, ready[1]);
+	cookie_metrics_close();
 	if (!check_socket_path(env.socket))
 		unlink(env.socket);
 	if (err)
