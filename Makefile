@@ -75,10 +75,10 @@ $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/json.o $(BUILD)/runloop.o $(BUILD)/util.o
-$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/pins.o $(BUILD)/util.o
+$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/json.o $(BUILD)/pins.o $(BUILD)/runloop.o $(BUILD)/util.o
 $(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_metrics.o $(BUILD)/http_serve.o $(BUILD)/metrics.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(BUILD)/util.o \
 		$(BUILD)/libcookie.a
-$(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/util.o $(BUILD)/libcookie.a
+$(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/json.o $(BUILD)/runloop.o $(BUILD)/util.o $(BUILD)/libcookie.a
 $(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/json.o $(BUILD)/pins.o \
 		$(BUILD)/runloop.o $(BUILD)/util.o
 $(BUILD)/libcookie.a: $(BUILD)/libcookie.o
@@ -145,7 +145,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 	$(CC) $(CFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -o $@
 
 # Unit tests of user-space code link the objects they test.
-$(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(BUILD)/util.o
+$(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/json.o $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(BUILD)/util.o
 $(BUILD)/tests/unit/cookie-proto: $(BUILD)/cookie_proto.o
 $(BUILD)/tests/unit/cookie-store: $(BUILD)/cookie_store.o
 $(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(BUILD)/util.o
@@ -154,7 +154,7 @@ $(BUILD)/tests/unit/metrics-writer: $(BUILD)/metrics.o $(BUILD)/util.o
 $(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics.o $(BUILD)/util.o
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(BUILD)/json.o $(BUILD)/util.o
 $(BUILD)/tests/unit/runloop: $(BUILD)/runloop.o $(BUILD)/util.o
-$(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(BUILD)/util.o
+$(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/json.o $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(BUILD)/util.o
 
 # libFuzzer targets: clang with the fuzzer, address and undefined sanitizers.
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(wildcard tests/fuzz/*.c))

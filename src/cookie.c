@@ -7,7 +7,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,9 @@
 #include <bpf/libbpf.h>
 #include "cookie.h"
 #include "cookie_proto.h"
+#include "json.h"
 #include "libcookie.h"
+#include "runloop.h"
 #include "util.h"
 
 enum mode { MODE_GET, MODE_PID, MODE_STATS, MODE_FOLLOW };
@@ -118,9 +120,16 @@ static int connect_daemon(void)
 
 static void print_range(uint64_t first, long n, const char *source)
 {
+	struct json j;
+
 	if (env.json) {
-		printf("{\"first\":%" PRIu64 ",\"count\":%ld,\"last\":%" PRIu64 ",\"source\":\"%s\"}\n",
-		       first, n, first + n - 1, source);
+		json_init(&j, stdout);
+		json_object_begin(&j);
+		json_u64_field(&j, "first", first);
+		json_i64_field(&j, "count", n);
+		json_u64_field(&j, "last", first + n - 1);
+		json_string_field(&j, "source", source);
+		json_object_end(&j);
 		return;
 	}
 	for (long i = 0; i < n; i++)
@@ -169,6 +178,7 @@ static int do_pid(void)
 {
 	uint64_t c;
 	int fd = connect_daemon(), err;
+	struct json j;
 
 	if (fd < 0)
 		return 1;
@@ -182,33 +192,33 @@ static int do_pid(void)
 		fprintf(stderr, "cookie: cannot get the cookie of %ld: %s\n", env.pid, strerror(-err));
 		return 1;
 	}
-	if (env.json)
-		printf("{\"pid\":%ld,\"cookie\":%" PRIu64 "}\n", env.pid, c);
-	else
+	if (env.json) {
+		json_init(&j, stdout);
+		json_object_begin(&j);
+		json_i64_field(&j, "pid", env.pid);
+		json_u64_field(&j, "cookie", c);
+		json_object_end(&j);
+	} else
 		printf("%" PRIu64 "\n", c);
 	return 0;
 }
 
 static void print_stat(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
 {
-	int *count = arg;
-	char name[64];
+	struct json *j = arg;
+	char name[64], word[64];
 
 	if (!env.json) {
 		printf("%-14.*s %.*s\n", (int)klen, key, (int)vlen, val);
 		return;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)klen, key);
-	printf("%s", (*count)++ ? "," : "");
-	util_json_string(stdout, name);
+	snprintf(word, sizeof(word), "%.*s", (int)vlen, val);
 	/* Numbers stay numbers; words (state_error=ENOSPC) become strings. */
-	if (vlen && strspn(val, "0123456789") >= vlen) {
-		printf(":%.*s", (int)vlen, val);
-	} else {
-		snprintf(name, sizeof(name), "%.*s", (int)vlen, val);
-		printf(":");
-		util_json_string(stdout, name);
-	}
+	if (vlen && strspn(word, "0123456789") >= vlen && vlen <= 20)
+		json_u64_field(j, name, strtoull(word, NULL, 10));
+	else
+		json_string_field(j, name, word);
 }
 
 static void skip_stat(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
@@ -218,7 +228,8 @@ static void skip_stat(void *arg, const char *key, size_t klen, const char *val, 
 static int do_stats(void)
 {
 	char reply[1024];
-	int fd = connect_daemon(), err, count = 0;
+	int fd = connect_daemon(), err;
+	struct json j;
 
 	if (fd < 0)
 		return 1;
@@ -232,43 +243,65 @@ static int do_stats(void)
 		fprintf(stderr, "cookie: the daemon's STATS reply is malformed: %.80s\n", reply);
 		return 1;
 	}
+	json_init(&j, stdout);
 	if (env.json)
-		printf("{");
-	cookie_parse_stats(reply, print_stat, &count);
+		json_object_begin(&j);
+	cookie_parse_stats(reply, print_stat, &j);
 	if (env.json)
-		printf("}\n");
+		json_object_end(&j);
 	return 0;
 }
 
-static volatile sig_atomic_t stop;
 static long followed;
-
-static void on_signal(int sig)
-{
-	stop = 1;
-}
 
 static int on_event(void *ctx, void *data, size_t len)
 {
 	const struct cookie_event *ev = data;
 	const char *kind = ev->kind == COOKIE_EVENT_FORK ? "fork" : "tpgen";
+	struct json j;
 
 	if (len < sizeof(*ev))
 		return 0;
-	if (env.json)
-		printf("{\"kind\":\"%s\",\"pid\":%u,\"cookie\":%llu}\n", kind, ev->pid,
-		       (unsigned long long)ev->cookie);
-	else
+	if (env.json) {
+		json_init(&j, stdout);
+		json_object_begin(&j);
+		json_string_field(&j, "kind", kind);
+		json_u64_field(&j, "pid", ev->pid);
+		json_u64_field(&j, "cookie", ev->cookie);
+		json_object_end(&j);
+	} else {
 		printf("%s %u %llu\n", kind, ev->pid, (unsigned long long)ev->cookie);
+	}
+	/* -c COUNT: not one record more (libbpf goes on after a positive return, not a negative). */
 	if (env.count && ++followed >= env.count)
-		return 1;
+		return -ECANCELED;
 	return 0;
+}
+
+struct follow {
+	struct ring_buffer *rb;
+	struct runloop *rl;
+	int err;
+};
+
+/* The ring buffer's epoll fd is ready: print what is there, stop at -c or an error. */
+static void on_ready(int fd, short revents, void *arg)
+{
+	struct follow *fw = arg;
+	int n = ring_buffer__consume(fw->rb);
+
+	fflush(stdout);
+	if (n < 0 && n != -EINTR && n != -ECANCELED)
+		fw->err = n;
+	if (fw->err || (env.count && followed >= env.count))
+		runloop_stop(fw->rl);
 }
 
 static int do_follow(void)
 {
-	struct ring_buffer *rb;
-	int fd = bpf_obj_get(COOKIE_PIN_DIR "/events"), err = 0;
+	int fd = bpf_obj_get(COOKIE_PIN_DIR "/events"), err;
+	struct follow fw = {};
+	struct runloop rl;
 
 	if (fd < 0) {
 		fprintf(stderr, "cookie: cannot open " COOKIE_PIN_DIR "/events: %s\n",
@@ -276,31 +309,32 @@ static int do_follow(void)
 			errno == EACCES || errno == EPERM ? "needs root" : strerror(errno));
 		return 1;
 	}
-	rb = ring_buffer__new(fd, on_event, NULL, NULL);
-	if (!rb) {
+	fw.rb = ring_buffer__new(fd, on_event, NULL, NULL);
+	if (!fw.rb) {
 		fprintf(stderr, "cookie: cannot read the ring buffer: %s\n", strerror(errno));
 		close(fd);
 		return 1;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	while (!stop) {
-		err = ring_buffer__poll(rb, 100);
-		if (err == -EINTR) {
-			err = 0;
-			continue;
-		}
-		if (err < 0 || (env.count && followed >= env.count))
-			break;
-		fflush(stdout);
+	runloop_init(&rl, "cookie", 0, 0, false);
+	fw.rl = &rl;
+	err = runloop_watch_fd(&rl, ring_buffer__epoll_fd(fw.rb), POLLIN, on_ready, &fw);
+	if (err) {
+		fprintf(stderr, "cookie: cannot wait for the ring buffer: %s\n", strerror(-err));
+		fw.err = err;
+	} else {
+		while (runloop_next(&rl) != RUNLOOP_STOP)
+			;
 	}
 	/* Drain what is already there, so a stop loses nothing that was drawn before it. */
-	if (!(env.count && followed >= env.count))
-		ring_buffer__consume(rb);
+	if (!fw.err && !(env.count && followed >= env.count))
+		ring_buffer__consume(fw.rb);
 	fflush(stdout);
-	ring_buffer__free(rb);
+	runloop_finish(&rl);
+	ring_buffer__free(fw.rb);
 	close(fd);
-	return err < 0 && err != 1 ? 1 : 0;
+	if (fw.err)
+		fprintf(stderr, "cookie: reading the ring buffer failed: %s\n", strerror(-fw.err));
+	return fw.err ? 1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The tools' one run loop: signals (SIGINT, SIGTERM, SIGCHLD, optionally SIGUSR1) taken
- * synchronously with sigtimedwait, a deadline (-d), interval ticks (-i) that never drift
- * and never fire twice for one tick, and a command (-- CMD) started, reaped, and sent the
- * user's SIGINT/SIGTERM so that the tool reports after CMD is gone instead of dying first.
+ * synchronously from a signalfd, a deadline (-d), interval ticks (-i) that never drift
+ * and never fire twice for one tick, a command (-- CMD) started, reaped, and sent the
+ * user's SIGINT/SIGTERM so that the tool reports after CMD is gone instead of dying first,
+ * and descriptors the caller watches (a listening socket), served by callbacks from inside
+ * runloop_next() without ever delaying a signal, a tick or the deadline.
  *
  *	runloop_init(&rl, "tool", interval, duration, false);
  *	if (cmd && runloop_start(&rl, cmd) < 0) ...
@@ -11,6 +13,9 @@
  *		if (ev == RUNLOOP_TICK) ...print an interval...
  *	...detach, then the final read...
  *	runloop_finish(&rl);	(ends a command still running; rl.cmd_status is its status)
+ *
+ * A callback runs between events, so it must not block: non-blocking descriptors, bounded
+ * work per call.
  */
 #ifndef __BAREATOM_RUNLOOP_H
 #define __BAREATOM_RUNLOOP_H
@@ -23,7 +28,19 @@ enum runloop_event {
 	RUNLOOP_STOP,		/* the deadline, a signal with no command, or the command ended */
 	RUNLOOP_TICK,		/* an interval ended: rl.now is when the tick was taken */
 	RUNLOOP_USR1,		/* SIGUSR1 (only when asked for in runloop_init) */
-	RUNLOOP_EXITED,		/* with runloop_init's keep_going: the command ended, not the loop */
+	RUNLOOP_EXITED,		/* with keep_going: the command ended (after Ctrl-C, then STOP) */
+};
+
+#define RUNLOOP_MAX_FDS 8
+
+/* Called from runloop_next() when @fd polled ready; @revents as poll(2) gives them. */
+typedef void (*runloop_fd_cb)(int fd, short revents, void *arg);
+
+struct runloop_watch {
+	int fd;
+	short events;
+	runloop_fd_cb cb;
+	void *arg;
 };
 
 struct runloop {
@@ -37,6 +54,9 @@ struct runloop {
 	bool interrupted;	/* SIGINT or SIGTERM came */
 	bool keep_going;	/* return RUNLOOP_EXITED for a command's end (tpstat -r reruns it) */
 	bool stopped;
+	int sigfd;		/* the loop's signals, -1 if signalfd failed (then no watching) */
+	int nwatch;
+	struct runloop_watch watch[RUNLOOP_MAX_FDS];
 };
 
 /*
@@ -45,6 +65,13 @@ struct runloop {
  */
 void runloop_init(struct runloop *rl, const char *prog, double interval, double duration,
 		  bool usr1);
+
+/*
+ * Watch @fd for @events (POLLIN...) and call @cb when it is ready; again for the same @fd
+ * changes the events or callback, @cb NULL stops watching it. Returns 0, -ENOSPC beyond
+ * RUNLOOP_MAX_FDS, -ENOSYS without a signalfd, -ENOENT to stop an fd not watched.
+ */
+int runloop_watch_fd(struct runloop *rl, int fd, short events, runloop_fd_cb cb, void *arg);
 
 /* Start @argv as the loop's command (output flushed first). Returns its pid, or -1. */
 pid_t runloop_start(struct runloop *rl, char **argv);
@@ -61,7 +88,10 @@ enum runloop_event runloop_next(struct runloop *rl);
 /* Stop the loop at the next call to runloop_next (e.g. -c COUNT intervals done). */
 void runloop_stop(struct runloop *rl);
 
-/* End a command still running (SIGTERM, wait) and restore the signal mask. */
+/*
+ * End a command still running (SIGTERM, wait), drop the loop's pending signals (a second
+ * Ctrl-C during the final report) and restore the signal mask.
+ */
 void runloop_finish(struct runloop *rl);
 
 #endif /* __BAREATOM_RUNLOOP_H */

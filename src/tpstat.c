@@ -25,6 +25,7 @@
 #include "tpstat.h"
 #include "tpstat.skel.h"
 #include "tplist.h"
+#include "runloop.h"
 #include "tpstat_fmt.h"
 #include "pins.h"
 #include "util.h"
@@ -260,13 +261,15 @@ static int load_tracepoints(struct tp_list *l)
 static int list_tracepoints(void)
 {
 	struct tp_list l;
+	struct json j;
 	int shown = 0;
 
 	if (load_tracepoints(&l))
 		return 1;
 	tplist_sort(&l);
+	json_init(&j, stdout);
 	if (env.json)
-		printf("[");
+		json_array_begin(&j);
 	else
 		printf("%-40s %-5s %s\n", "TRACEPOINT", "KIND", "MODULE");
 	for (size_t i = 0; i < l.n; i++) {
@@ -275,19 +278,18 @@ static int list_tracepoints(void)
 		if (env.glob && fnmatch(env.glob, tp->name, 0))
 			continue;
 		if (env.json) {
-			printf("%s{\"name\":", shown ? "," : "");
-			util_json_string(stdout, tp->name);
-			printf(",\"bare\":%s,\"module\":",
-			       tp->kind == TP_KIND_BARE ? "true" : tp->kind == TP_KIND_EVENT ? "false" : "null");
-			util_json_string(stdout, tp->module);
-			printf("}");
+			json_object_begin(&j);
+			json_string_field(&j, "name", tp->name);
+			fmt_json_kind_field(&j, tp->kind);
+			json_string_field(&j, "module", tp->module);
+			json_object_end(&j);
 		} else {
 			printf("%-40s %-5s %s\n", tp->name, tp_kind_name(tp->kind), tp->module);
 		}
 		shown++;
 	}
 	if (env.json)
-		printf("]\n");
+		json_array_end(&j);	/* ends the line */
 	tplist_free(&l);
 	if (!shown && env.glob) {
 		fprintf(stderr, "tpstat: no tracepoint matches '%s'\n", env.glob);
@@ -538,10 +540,10 @@ static void detach_all(struct state *s)
 }
 
 /* Start CMD gated: with -- CMD alone its process joins the targets before it runs. */
-static pid_t start_command(struct state *s, const sigset_t *orig)
+static pid_t start_command(struct state *s, struct runloop *rl)
 {
 	int gate;
-	pid_t child = util_start_command_gated("tpstat", env.command, orig, &gate);
+	pid_t child = runloop_start_gated(rl, env.command, &gate);
 	__u8 one = 1;
 	__u32 tgid;
 	bool go = true;
@@ -573,39 +575,27 @@ static void record_run(struct state *s, const __u64 *before)
 static int run(struct state *s)
 {
 	struct tpstat_report r = { .command = env.command ? s->command : NULL };
-	double start, last, next_tick = 0, end = 0, paused_at = 0, now;
 	__u64 run_start[TPSTAT_MAX_TP] = {};
 	long runs = env.repeat ? env.repeat : 1;
-	sigset_t set, orig;
-	int status = 0, cmd_status = -1;
-	bool stop = false, interrupted = false;
-	pid_t child = 0;
+	double last, paused_at = 0, now;
+	enum runloop_event ev;
+	struct runloop rl;
+	int status = 0;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, &orig);
-
+	runloop_init(&rl, "tpstat", env.interval, env.duration, true);
+	rl.keep_going = env.repeat > 0;	/* -r: every end of CMD is recorded, then rerun */
 	if (!env.json && !env.csv && env.interval)
 		fmt_interval_header(stdout);
-	start = last = util_now();
-	if (env.interval)
-		next_tick = start + env.interval;
-	if (env.duration)
-		end = start + env.duration;
-	if (env.command) {
-		child = start_command(s, &orig);
-		if (child < 0)
-			return 1;
+	last = rl.start;
+	if (env.command && start_command(s, &rl) < 0) {
+		runloop_finish(&rl);
+		return 1;
 	}
 
-	while (!stop) {
-		int sig = util_wait_signal(&set, next_tick, end);
-
-		now = util_now();
-		if (sig == SIGUSR1) {
+	while ((ev = runloop_next(&rl)) != RUNLOOP_STOP) {
+		now = rl.now;
+		switch (ev) {
+		case RUNLOOP_USR1:
 			toggle_pause(s);
 			if (s->paused) {
 				paused_at = now;
@@ -614,43 +604,33 @@ static int run(struct state *s)
 				paused_at = 0;
 			}
 			if (!env.json && !env.csv)
-				printf("#%12.3f  counting %s (SIGUSR1)\n", now - start,
+				printf("#%12.3f  counting %s (SIGUSR1)\n", now - rl.start,
 				       s->paused ? "paused" : "resumed");
 			fflush(stdout);
-		} else if (sig == SIGCHLD) {
-			if (util_reap_command(&child, &cmd_status)) {
-				if (env.repeat) {
-					record_run(s, run_start);
-					for (int i = 0; i < env.n; i++)
-						run_start[i] = total(&s->shown, i);
-				}
-				if (env.repeat && s->nruns < runs && cmd_status == 0 && !interrupted) {
-					child = start_command(s, &orig);
-					stop = child < 0;
-				} else {
-					stop = true;
-				}
+			break;
+		case RUNLOOP_EXITED:
+			record_run(s, run_start);
+			for (int i = 0; i < env.n; i++)
+				run_start[i] = total(&s->shown, i);
+			if (s->nruns < runs && rl.cmd_status == 0 && !rl.interrupted) {
+				if (start_command(s, &rl) < 0)
+					runloop_stop(&rl);
+			} else {
+				runloop_stop(&rl);
 			}
-		} else if (sig == SIGINT || sig == SIGTERM) {
-			/* With a command, Ctrl-C reaches it too: report when it is gone. */
-			interrupted = true;
-			if (child)
-				kill(child, sig);
-			else
-				stop = true;
-		}
-		if (end && now >= end)
-			stop = true;
-		if (next_tick && now >= next_tick && !stop) {
+			break;
+		case RUNLOOP_TICK:
 			r.interval++;
-			r.elapsed = now - start;
+			r.elapsed = now - rl.start;
 			r.span = now - last;
 			r.paused = s->paused;
 			report(s, &r);
 			last = now;
-			next_tick = util_next_tick(start, env.interval, now);
 			if (env.count && r.interval >= env.count)
-				stop = true;
+				runloop_stop(&rl);
+			break;
+		case RUNLOOP_STOP:
+			break;
 		}
 	}
 
@@ -659,7 +639,7 @@ static int run(struct state *s)
 	if (paused_at)
 		r.paused_secs += now - paused_at;
 	r.interval++;
-	r.elapsed = now - start;
+	r.elapsed = now - rl.start;
 	r.span = now - last;
 	r.paused = s->paused;
 	if (env.interval && !env.json) {
@@ -675,9 +655,9 @@ static int run(struct state *s)
 		report(s, &r);
 	}
 
-	util_end_command(child);
-	if (cmd_status > 0) {
-		fprintf(stderr, "tpstat: '%s' exited with status %d\n", s->command, cmd_status);
+	runloop_finish(&rl);
+	if (rl.cmd_status > 0) {
+		fprintf(stderr, "tpstat: '%s' exited with status %d\n", s->command, rl.cmd_status);
 		status = 1;
 	}
 	return status;

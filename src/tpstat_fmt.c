@@ -74,67 +74,84 @@ static double rate(__u64 delta, double span)
 	return span > 0 ? (double)delta / span : 0.0;
 }
 
+void fmt_json_kind_field(struct json *j, enum tp_kind kind)
+{
+	if (kind == TP_KIND_BARE || kind == TP_KIND_EVENT)
+		json_bool_field(j, "bare", kind == TP_KIND_BARE);
+	else
+		json_null_field(j, "bare");	/* not known: no tracefs to tell */
+}
+
+static void json_row(struct json *j, const struct tpstat_row *row, double span)
+{
+	json_object_begin(j);
+	json_string_field(j, "name", row->name);
+	json_string_field(j, "module", row->module);
+	fmt_json_kind_field(j, row->kind);
+	json_u64_field(j, "count", row->count);
+	json_u64_field(j, "delta", row->delta);
+	json_float_field(j, "rate", 3, rate(row->delta, span));
+	json_array_field_begin(j, "cpus");
+	for (int cpu = 0; cpu < row->cpu_words * 64; cpu++)
+		if (cpu_set(row->cpus, cpu))
+			json_i64(j, cpu);
+	json_array_end(j);
+	if (row->cpus_truncated)
+		json_bool_field(j, "cpus_truncated", true);
+	if (row->first_cpu >= 0)
+		json_i64_field(j, "first_cpu", row->first_cpu);
+	else
+		json_null_field(j, "first_cpu");
+	json_u64_field(j, "missed", row->missed);
+	json_u64_field(j, "missed_delta", row->missed_delta);
+	if (row->cpu_count) {
+		json_array_field_begin(j, "per_cpu");
+		for (int c = 0; c < row->ncpu; c++) {
+			json_object_begin(j);
+			json_i64_field(j, "cpu", c);
+			json_u64_field(j, "count", row->cpu_count[c]);
+			json_u64_field(j, "delta", row->cpu_delta[c]);
+			json_object_end(j);
+		}
+		json_array_end(j);
+	}
+	if (row->nruns) {
+		double mean, sd, noise;
+
+		fmt_run_stats(row->runs, row->nruns, &mean, &sd, &noise);
+		json_array_field_begin(j, "runs");
+		for (int k = 0; k < row->nruns; k++)
+			json_u64(j, row->runs[k]);
+		json_array_end(j);
+		json_float_field(j, "mean", 3, mean);
+		json_float_field(j, "stddev", 3, sd);
+		json_float_field(j, "noise_pct", 3, noise);
+	}
+	json_object_end(j);
+}
+
 void fmt_json(FILE *f, const struct tpstat_report *r)
 {
-	fprintf(f, "{\"ts\":%.6f,\"interval\":%d,\"final\":%s,\"elapsed\":%.6f,\"paused\":%s,"
-		"\"paused_secs\":%.6f,\"command\":", r->ts, r->interval, r->final ? "true" : "false",
-		r->elapsed, r->paused ? "true" : "false", r->paused_secs);
+	struct json j;
+
+	json_init(&j, f);
+	json_object_begin(&j);
+	json_float_field(&j, "ts", 6, r->ts);
+	json_i64_field(&j, "interval", r->interval);
+	json_bool_field(&j, "final", r->final);
+	json_float_field(&j, "elapsed", 6, r->elapsed);
+	json_bool_field(&j, "paused", r->paused);
+	json_float_field(&j, "paused_secs", 6, r->paused_secs);
 	if (r->command)
-		util_json_string(f, r->command);
+		json_string_field(&j, "command", r->command);
 	else
-		fputs("null", f);
-	fputs(",\"target\":", f);
-	util_json_string(f, r->target ? r->target : "system wide");
-	fputs(",\"tracepoints\":[", f);
-	for (int i = 0; i < r->n; i++) {
-		const struct tpstat_row *row = &r->rows[i];
-		int first = 1;
-
-		fprintf(f, "%s{\"name\":", i ? "," : "");
-		util_json_string(f, row->name);
-		fputs(",\"module\":", f);
-		util_json_string(f, row->module);
-		fprintf(f, ",\"bare\":%s,\"count\":%llu,\"delta\":%llu,\"rate\":%.3f,\"cpus\":[",
-			row->kind == TP_KIND_BARE ? "true" : row->kind == TP_KIND_EVENT ? "false" : "null",
-			(unsigned long long)row->count, (unsigned long long)row->delta,
-			rate(row->delta, r->span));
-		for (int cpu = 0; cpu < row->cpu_words * 64; cpu++) {
-			if (!cpu_set(row->cpus, cpu))
-				continue;
-			fprintf(f, "%s%d", first ? "" : ",", cpu);
-			first = 0;
-		}
-		fputs("]", f);
-		if (row->cpus_truncated)
-			fputs(",\"cpus_truncated\":true", f);
-		fputs(",\"first_cpu\":", f);
-		if (row->first_cpu >= 0)
-			fprintf(f, "%d", row->first_cpu);
-		else
-			fputs("null", f);
-		fprintf(f, ",\"missed\":%llu,\"missed_delta\":%llu", (unsigned long long)row->missed,
-			(unsigned long long)row->missed_delta);
-		if (row->cpu_count) {
-			fputs(",\"per_cpu\":[", f);
-			for (int c = 0; c < row->ncpu; c++)
-				fprintf(f, "%s{\"cpu\":%d,\"count\":%llu,\"delta\":%llu}", c ? "," : "", c,
-					(unsigned long long)row->cpu_count[c],
-					(unsigned long long)row->cpu_delta[c]);
-			fputc(']', f);
-		}
-		if (row->nruns) {
-			double mean, sd, noise;
-
-			fmt_run_stats(row->runs, row->nruns, &mean, &sd, &noise);
-			fputs(",\"runs\":[", f);
-			for (int k = 0; k < row->nruns; k++)
-				fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)row->runs[k]);
-			fprintf(f, "],\"mean\":%.3f,\"stddev\":%.3f,\"noise_pct\":%.3f", mean, sd, noise);
-		}
-		fputc('}', f);
-	}
-	fputs("]}\n", f);
-	fflush(f);
+		json_null_field(&j, "command");
+	json_string_field(&j, "target", r->target ? r->target : "system wide");
+	json_array_field_begin(&j, "tracepoints");
+	for (int i = 0; i < r->n; i++)
+		json_row(&j, &r->rows[i], r->span);
+	json_array_end(&j);
+	json_object_end(&j);	/* ends the line and flushes */
 }
 
 void fmt_interval_header(FILE *f)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "json.h"
 #include "tplist.h"
 
 struct tpstat_row {
@@ -51,6 +52,8 @@ int fmt_cpulist(char *buf, size_t len, const __u64 *words, int nwords);
 const char *fmt_thousands(char *buf, size_t len, __u64 v);
 
 void fmt_json(FILE *f, const struct tpstat_report *r);
+/* "bare": true for a bare tracepoint, false for one with a trace event, null when unknown. */
+void fmt_json_kind_field(struct json *j, enum tp_kind kind);
 void fmt_interval_header(FILE *f);
 void fmt_interval(FILE *f, const struct tpstat_report *r);
 void fmt_table(FILE *f, const struct tpstat_report *r);

@@ -3,15 +3,15 @@
 #include <stdio.h>
 #include <string.h>
 #include "cookie_proto.h"
+#include "test.h"
 
-static int n, failed;
-
+/* One named check: what was checked, of which line. */
 static void check(int cond, const char *what, const char *line)
 {
-	n++;
-	if (!cond)
-		failed++;
-	printf("%s %d - %s: '%s'\n", cond ? "ok" : "not ok", n, what, line);
+	char name[512];
+
+	snprintf(name, sizeof(name), "%s: '%s'", what, line);
+	test_report(cond, name);
 }
 
 static void accepts(const char *line, enum cookie_req_kind kind, unsigned long long v)
@@ -113,6 +113,5 @@ int main(void)
 	stats_reply("ERR no", -1, "");
 	stats_reply("OK novalue", -1, "");
 	stats_reply("OK =1", -1, "");
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return test_done();
 }

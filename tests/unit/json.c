@@ -12,32 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
+#include "test.h"
 
 #define CMD_LEN 1024	/* the tools' command buffer (struct state.command) */
-
-static int n, failed;
-
-static void is_str(const char *got, const char *want, const char *what)
-{
-	n++;
-	if (!strcmp(got, want)) {
-		printf("ok %d - %s: %s\n", n, what, got);
-	} else {
-		failed++;
-		printf("not ok %d - %s\n#   got:  %s\n#   want: %s\n", n, what, got, want);
-	}
-}
-
-static void is_int(long got, long want, const char *what)
-{
-	n++;
-	if (got == want) {
-		printf("ok %d - %s (%ld)\n", n, what, got);
-	} else {
-		failed++;
-		printf("not ok %d - %s\n#   got:  %ld\n#   want: %ld\n", n, what, got, want);
-	}
-}
 
 /* util_json_string of @s, in a static buffer. */
 static const char *json(const char *s)
@@ -114,7 +91,7 @@ static void check_join(void)
 	char *argv[] = { "echo", "a\"b", "c", NULL };
 
 	util_join_command(argv, buf, sizeof(buf));
-	is_str(buf, "echo a\"b c", "a short command is joined with spaces");
+	ASSERT_STREQ(buf, "echo a\"b c", "a short command is joined with spaces");
 	for (size_t c = 0; c < sizeof(chars) / sizeof(chars[0]); c++)
 		for (size_t pad = 0; pad < strlen(chars[c]); pad++) {
 			size_t cl = strlen(chars[c]), body = CMD_LEN - 1 - strlen("sh -c ") - pad;
@@ -123,14 +100,9 @@ static void check_join(void)
 			long_command(chars[c], pad, buf, full, sizeof(full));
 			snprintf(what, sizeof(what), "4 kB command of %zu-byte characters, pad %zu: "
 				 "cut to whole characters", cl, pad);
-			is_int((long)strlen(buf), (long)want, what);
-			n++;
-			if (!strncmp(buf, full, strlen(buf))) {
-				printf("ok %d - and it is a prefix of the whole command line\n", n);
-			} else {
-				failed++;
-				printf("not ok %d - not a prefix of the whole command line\n", n);
-			}
+			ASSERT_EQ((long)strlen(buf), (long)want, what);
+			ASSERT_TRUE(!strncmp(buf, full, strlen(buf)),
+				    "and it is a prefix of the whole command line");
 		}
 }
 
@@ -141,30 +113,29 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "join"))
 		return join_lines();
 
-	is_str(json("plain text"), "\"plain text\"", "ASCII passes as is");
-	is_str(json("a\"b\\c"), "\"a\\\"b\\\\c\"", "quote and backslash are escaped");
-	is_str(json("\n\t"), "\"\\n\\t\"", "newline and tab as \\n and \\t");
-	is_str(json("\x01\x1b\x1f\x7f"), "\"\\u0001\\u001b\\u001f\\u007f\"",
+	ASSERT_STREQ(json("plain text"), "\"plain text\"", "ASCII passes as is");
+	ASSERT_STREQ(json("a\"b\\c"), "\"a\\\"b\\\\c\"", "quote and backslash are escaped");
+	ASSERT_STREQ(json("\n\t"), "\"\\n\\t\"", "newline and tab as \\n and \\t");
+	ASSERT_STREQ(json("\x01\x1b\x1f\x7f"), "\"\\u0001\\u001b\\u001f\\u007f\"",
 	       "other control bytes and DEL as \\u00XX");
-	is_str(json("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",
+	ASSERT_STREQ(json("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",
 	       "valid 2-, 3- and 4-byte UTF-8 passes as is");
-	is_str(json("\xc2\x80\xef\xbf\xbf\xf4\x8f\xbf\xbf"), "\"\xc2\x80\xef\xbf\xbf\xf4\x8f\xbf\xbf\"",
+	ASSERT_STREQ(json("\xc2\x80\xef\xbf\xbf\xf4\x8f\xbf\xbf"), "\"\xc2\x80\xef\xbf\xbf\xf4\x8f\xbf\xbf\"",
 	       "U+0080, U+FFFF and U+10FFFF pass as is");
-	is_str(json("a\x80z"), "\"a\\ufffdz\"", "a lone continuation byte becomes U+FFFD");
-	is_str(json("\xfe\xff"), "\"\\ufffd\\ufffd\"", "bytes FE and FF become one U+FFFD each");
-	is_str(json("\xc0\xaf"), "\"\\ufffd\\ufffd\"", "overlong 2-byte '/' (C0 AF): two U+FFFD");
-	is_str(json("\xe0\x80\xaf"), "\"\\ufffd\\ufffd\\ufffd\"", "overlong 3-byte (E0 80 AF): three U+FFFD");
-	is_str(json("\xf0\x80\x80\xaf"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
+	ASSERT_STREQ(json("a\x80z"), "\"a\\ufffdz\"", "a lone continuation byte becomes U+FFFD");
+	ASSERT_STREQ(json("\xfe\xff"), "\"\\ufffd\\ufffd\"", "bytes FE and FF become one U+FFFD each");
+	ASSERT_STREQ(json("\xc0\xaf"), "\"\\ufffd\\ufffd\"", "overlong 2-byte '/' (C0 AF): two U+FFFD");
+	ASSERT_STREQ(json("\xe0\x80\xaf"), "\"\\ufffd\\ufffd\\ufffd\"", "overlong 3-byte (E0 80 AF): three U+FFFD");
+	ASSERT_STREQ(json("\xf0\x80\x80\xaf"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
 	       "overlong 4-byte (F0 80 80 AF): four U+FFFD");
-	is_str(json("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"", "surrogate U+D800 (ED A0 80): three U+FFFD");
-	is_str(json("\xed\xbf\xbf"), "\"\\ufffd\\ufffd\\ufffd\"", "surrogate U+DFFF (ED BF BF): three U+FFFD");
-	is_str(json("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"", "above U+10FFFF (F4 90 80 80): four U+FFFD");
-	is_str(json("\xf5\x80"), "\"\\ufffd\\ufffd\"", "lead byte F5: U+FFFD per byte");
-	is_str(json("\xe2\x82"), "\"\\ufffd\"", "a 3-byte character cut after 2 bytes: one U+FFFD");
-	is_str(json("\xf0\x9f\x98"), "\"\\ufffd\"", "a 4-byte character cut after 3 bytes: one U+FFFD");
-	is_str(json("\xe2\x82z"), "\"\\ufffdz\"", "an incomplete character before ASCII: one U+FFFD, then the ASCII");
-	is_str(json("\xc3\x22"), "\"\\ufffd\\\"\"", "an incomplete character before a quote: the quote is still escaped");
+	ASSERT_STREQ(json("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"", "surrogate U+D800 (ED A0 80): three U+FFFD");
+	ASSERT_STREQ(json("\xed\xbf\xbf"), "\"\\ufffd\\ufffd\\ufffd\"", "surrogate U+DFFF (ED BF BF): three U+FFFD");
+	ASSERT_STREQ(json("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"", "above U+10FFFF (F4 90 80 80): four U+FFFD");
+	ASSERT_STREQ(json("\xf5\x80"), "\"\\ufffd\\ufffd\"", "lead byte F5: U+FFFD per byte");
+	ASSERT_STREQ(json("\xe2\x82"), "\"\\ufffd\"", "a 3-byte character cut after 2 bytes: one U+FFFD");
+	ASSERT_STREQ(json("\xf0\x9f\x98"), "\"\\ufffd\"", "a 4-byte character cut after 3 bytes: one U+FFFD");
+	ASSERT_STREQ(json("\xe2\x82z"), "\"\\ufffdz\"", "an incomplete character before ASCII: one U+FFFD, then the ASCII");
+	ASSERT_STREQ(json("\xc3\x22"), "\"\\ufffd\\\"\"", "an incomplete character before a quote: the quote is still escaped");
 	check_join();
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return test_done();
 }

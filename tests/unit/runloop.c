@@ -3,12 +3,35 @@
  * runloop: the tools' run loop (src/runloop.c) on the host: a command's exit status as a
  * shell gives it, Ctrl-C passed on to the command (the loop ends when the command does,
  * so the tool still prints), signals with no command, SIGUSR1, -r's keep-going mode, and
- * ticks that never come after the deadline. Nothing here depends on how fast the host is.
+ * ticks that never come after the deadline, watched descriptors served from inside the
+ * loop, and a second Ctrl-C during the final report dropped. Nothing here depends on how
+ * fast the host is.
  */
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 #include "runloop.h"
 #include "test.h"
+
+struct served {
+	int calls;
+	char got[16];
+	struct runloop *rl;
+	bool stop_after;
+};
+
+static void on_readable(int fd, short revents, void *arg)
+{
+	struct served *sv = arg;
+	ssize_t n = read(fd, sv->got, sizeof(sv->got) - 1);
+
+	sv->got[n > 0 ? n : 0] = 0;
+	if (revents & POLLIN)
+		sv->calls++;
+	if (sv->stop_after)
+		runloop_stop(sv->rl);
+}
 
 int main(void)
 {
@@ -82,5 +105,60 @@ int main(void)
 	runloop_start(&rl, sleep10);
 	runloop_finish(&rl);
 	ASSERT_EQ(rl.child, 0, "finish ends a command still running");
+
+	runloop_init(&rl, "runloop", 0, 0, false);
+	rl.keep_going = true;
+	runloop_start(&rl, sleep10);
+	raise(SIGINT);
+	ASSERT_EQ(runloop_next(&rl), RUNLOOP_EXITED, "keep_going after Ctrl-C: the end is seen");
+	ASSERT_EQ(rl.cmd_status, 128 + SIGINT, "the command got the SIGINT");
+	ASSERT_EQ(runloop_next(&rl), RUNLOOP_STOP, "and the next call stops (no rerun)");
+	raise(SIGINT);	/* a second Ctrl-C while the tool prints its report */
+	runloop_finish(&rl);
+	ASSERT_TRUE(true, "a Ctrl-C pending at finish is dropped, not delivered");
+
+	{
+		struct served sv = { .rl = &rl };
+		int p[2], many[2 * RUNLOOP_MAX_FDS], err = 0;
+
+		if (pipe(p))
+			return 1;
+		runloop_init(&rl, "runloop", 0.01, 0, false);
+		sv.rl = &rl;
+		ASSERT_EQ(runloop_watch_fd(&rl, p[0], POLLIN, on_readable, &sv), 0, "watch a pipe");
+		if (write(p[1], "scrape", 6) != 6)
+			return 1;
+		ASSERT_EQ(runloop_next(&rl), RUNLOOP_TICK, "a served descriptor is not an event");
+		ASSERT_EQ(sv.calls, 1, "its callback ran once, inside runloop_next");
+		ASSERT_STREQ(sv.got, "scrape", "and read what was written");
+		ASSERT_EQ(runloop_next(&rl), RUNLOOP_TICK, "an idle descriptor: ticks go on");
+		ASSERT_EQ(sv.calls, 1, "and no callback without data");
+		sv.stop_after = true;
+		if (write(p[1], "x", 1) != 1)
+			return 1;
+		ASSERT_EQ(runloop_next(&rl), RUNLOOP_STOP, "a callback may stop the loop");
+		ASSERT_EQ(sv.calls, 2, "after it ran");
+		runloop_finish(&rl);
+
+		runloop_init(&rl, "runloop", 0, 0.02, false);
+		sv = (struct served){ .rl = &rl };
+		runloop_watch_fd(&rl, p[0], POLLIN, on_readable, &sv);
+		ASSERT_EQ(runloop_watch_fd(&rl, p[0], POLLIN, NULL, NULL), 0, "stop watching it");
+		ASSERT_EQ(runloop_watch_fd(&rl, p[0], POLLIN, NULL, NULL), -ENOENT,
+			  "stopping twice: -ENOENT");
+		if (write(p[1], "y", 1) != 1)
+			return 1;
+		ASSERT_EQ(runloop_next(&rl), RUNLOOP_STOP, "unwatched: the deadline ends the loop");
+		ASSERT_EQ(sv.calls, 0, "without a callback");
+		for (int i = 0; i < RUNLOOP_MAX_FDS && !err; i++) {
+			if (pipe(&many[2 * i]))
+				return 1;
+			err = runloop_watch_fd(&rl, many[2 * i], POLLIN, on_readable, &sv);
+		}
+		ASSERT_EQ(err, 0, "RUNLOOP_MAX_FDS descriptors can be watched");
+		ASSERT_EQ(runloop_watch_fd(&rl, p[0], POLLIN, on_readable, &sv), -ENOSPC,
+			  "one more: -ENOSPC");
+		runloop_finish(&rl);
+	}
 	return test_done();
 }

@@ -57,6 +57,15 @@ static inline bool test_report(bool cond, const char *name)
 	__ok;										\
 })
 
+/* @needle occurs in @text (output checks that name one part of a longer text). */
+#define ASSERT_STRSTR(text, needle, name) ({						\
+	const char *__t = (text), *__n = (needle);					\
+	bool __ok = test_report(__t && strstr(__t, __n), name);				\
+	if (!__ok)									\
+		printf("#   '%s' not in:\n#   %s\n", __n, __t ? __t : "(null)");		\
+	__ok;										\
+})
+
 static inline int test_done(void)
 {
 	printf("1..%d\n", test_n);

@@ -7,17 +7,16 @@
  */
 #include <stdio.h>
 #include "util.h"
-
-static int n, failed;
+#include "test.h"
 
 static void check(double start, double interval, double now, double want, const char *what)
 {
 	double got = util_next_tick(start, interval, now);
 	int good = got > now && got - want < interval * 1e-6 && want - got < interval * 1e-6;
+	char name[256];
 
-	n++;
-	failed += !good;
-	printf("%s %d - %s: next tick %.9f (want %.9f)\n", good ? "ok" : "not ok", n, what, got, want);
+	snprintf(name, sizeof(name), "%s: next tick %.9f (want %.9f)", what, got, want);
+	test_report(good, name);
 }
 
 int main(void)
@@ -30,6 +29,5 @@ int main(void)
 	      "1 ms interval, 1e7 s late: one step");
 	check(1e6, 0.1, 1e6 + 0.3, 1e6 + 0.4, "rounding at 0.1 s steps: still after now");
 	check(100, 1, 99, 101, "a clock before the start: the first tick");
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return test_done();
 }

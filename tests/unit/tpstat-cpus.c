@@ -12,6 +12,7 @@
 #include "atomics.h"
 #include "tpstat.h"
 #include "tpstat_fmt.h"
+#include "test.h"
 
 static __u64 fake_ns = 1000;
 #define TPSTAT_NOW() (fake_ns++)
@@ -19,30 +20,6 @@ static __u64 fake_ns = 1000;
 
 static struct tpstat_slot slots[TPSTAT_NR_SLOTS];
 static struct tpstat_tp tps[TPSTAT_MAX_TP];
-static int n, failed;
-
-static void is_str(const char *got, const char *want, const char *what)
-{
-	n++;
-	if (!strcmp(got, want)) {
-		printf("ok %d - %s: %s\n", n, what, got);
-	} else {
-		failed++;
-		printf("not ok %d - %s\n#   got:  %s\n#   want: %s\n", n, what, got, want);
-	}
-}
-
-static void is_u64(__u64 got, __u64 want, const char *what)
-{
-	n++;
-	if (got == want) {
-		printf("ok %d - %s (%llu)\n", n, what, (unsigned long long)got);
-	} else {
-		failed++;
-		printf("not ok %d - %s\n#   got:  %llu\n#   want: %llu\n", n, what,
-		       (unsigned long long)got, (unsigned long long)want);
-	}
-}
 
 /* The row user space makes of tracepoint @idx, as tpstat's snapshot() does. */
 static struct tpstat_row row_of(int idx)
@@ -104,47 +81,46 @@ int main(void)
 	/* A CPU above TPSTAT_SLOTS first: its slot must not hide the first event of CPU 44. */
 	hit(0, 300, 2);
 	hit(0, 44, 3);
-	is_str(json_of(0), "\"cpus\":[44,300],\"first_cpu\":300", "CPU 300 then CPU 44: both in the set");
-	is_u64(row_of(0).count, 5, "CPU 300 then CPU 44: count exact");
-	is_u64(tps[0].ncpus, 2, "CPU 300 then CPU 44: ncpus");
+	ASSERT_STREQ(json_of(0), "\"cpus\":[44,300],\"first_cpu\":300", "CPU 300 then CPU 44: both in the set");
+	ASSERT_EQ_U64(row_of(0).count, 5, "CPU 300 then CPU 44: count exact");
+	ASSERT_EQ_U64(tps[0].ncpus, 2, "CPU 300 then CPU 44: ncpus");
 
 	hit(1, 44, 1);
 	hit(1, 300, 1);
 	hit(1, 556, 1);
-	is_str(json_of(1), "\"cpus\":[44,300,556],\"first_cpu\":44", "CPU 44, 300, 556 (one slot apart): all in the set");
+	ASSERT_STREQ(json_of(1), "\"cpus\":[44,300,556],\"first_cpu\":44", "CPU 44, 300, 556 (one slot apart): all in the set");
 
 	hit(2, 1024, 4);
-	is_str(json_of(2), "\"cpus\":[1024],\"first_cpu\":1024", "CPU 1024 is CPU 1024, not CPU 0");
+	ASSERT_STREQ(json_of(2), "\"cpus\":[1024],\"first_cpu\":1024", "CPU 1024 is CPU 1024, not CPU 0");
 
 	/* Every CPU the set can name, high ones first, a different number of hits each. */
 	for (int cpu = TPSTAT_MAX_CPUS - 1; cpu >= 0; cpu--) {
 		hit(3, cpu, 1 + cpu % 3);
 		want += 1 + cpu % 3;
 	}
-	is_u64(row_of(3).count, want, "all 8192 CPUs, 1-3 hits each: count exact");
-	is_u64(tps[3].ncpus, TPSTAT_MAX_CPUS, "all 8192 CPUs: ncpus");
+	ASSERT_EQ_U64(row_of(3).count, want, "all 8192 CPUs, 1-3 hits each: count exact");
+	ASSERT_EQ_U64(tps[3].ncpus, TPSTAT_MAX_CPUS, "all 8192 CPUs: ncpus");
 	t = table_of(3);
-	is_str((p = strstr(t, "0-8191")) ? "0-8191" : t, "0-8191", "all 8192 CPUs: table lists 0-8191");
+	ASSERT_STREQ((p = strstr(t, "0-8191")) ? "0-8191" : t, "0-8191", "all 8192 CPUs: table lists 0-8191");
 
 	/* Beyond the set: counted, flagged, and no other CPU's bit set. */
 	hit(4, TPSTAT_MAX_CPUS, 2);
 	hit(4, 100000, 1);
 	hit(4, 7, 1);
-	is_str(json_of(4), "\"cpus\":[7],\"cpus_truncated\":true,\"first_cpu\":8192",
+	ASSERT_STREQ(json_of(4), "\"cpus\":[7],\"cpus_truncated\":true,\"first_cpu\":8192",
 	       "CPUs 8192 and 100000: flagged as beyond the set, not named as others");
-	is_u64(row_of(4).count, 4, "CPUs beyond the set are still counted");
+	ASSERT_EQ_U64(row_of(4).count, 4, "CPUs beyond the set are still counted");
 	t = table_of(4);
-	is_str((p = strstr(t, "7 (and CPUs >= 8192) (8192)")) ? "found" : t, "found",
+	ASSERT_STREQ((p = strstr(t, "7 (and CPUs >= 8192) (8192)")) ? "found" : t, "found",
 	       "table marks the set as incomplete");
-	is_str(strstr(json_of(0), "cpus_truncated") ? "present" : "absent", "absent",
+	ASSERT_STREQ(strstr(json_of(0), "cpus_truncated") ? "present" : "absent", "absent",
 	       "a complete set has no cpus_truncated field (output unchanged)");
 
 	/* A sparse set of 4096 CPUs: the table lists it whole (no fixed-size cut). */
 	for (int cpu = 0; cpu < TPSTAT_MAX_CPUS; cpu += 2)
 		hit(5, cpu, 1);
 	t = table_of(5);
-	is_str((p = strstr(t, ",8186,8188,8190 (0)")) ? "found" : "missing", "found",
+	ASSERT_STREQ((p = strstr(t, ",8186,8188,8190 (0)")) ? "found" : "missing", "found",
 	       "every second CPU of 8192: the table lists all 4096");
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	return test_done();
 }

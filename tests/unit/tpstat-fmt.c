@@ -2,36 +2,15 @@
 /*
  * tpstat-fmt: checks of tpstat's output formatting (no kernel needed).
  *
- *   tpstat-fmt            TAP checks of CPU lists, thousands separators and table text
+ *   tpstat-fmt            TAP checks of CPU lists, thousands separators, table text and
+ *                         one JSON line with every field, byte for byte
  *   tpstat-fmt json       print sample JSON lines (for tpstat-fmt.t to validate with jq)
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tpstat_fmt.h"
-
-static int n, failed;
-
-static void is_str(const char *got, const char *want, const char *what)
-{
-	n++;
-	if (!strcmp(got, want)) {
-		printf("ok %d - %s: '%s'\n", n, what, got);
-	} else {
-		failed++;
-		printf("not ok %d - %s\n#   got:  '%s'\n#   want: '%s'\n", n, what, got, want);
-	}
-}
-
-static void has(const char *text, const char *needle, const char *what)
-{
-	n++;
-	if (strstr(text, needle)) {
-		printf("ok %d - %s\n", n, what);
-	} else {
-		failed++;
-		printf("not ok %d - %s\n#   '%s' not in:\n# %s\n", n, what, needle, text);
-	}
-}
+#include "test.h"
 
 static const char *cpulist(__u64 w0, __u64 w1)
 {
@@ -55,6 +34,33 @@ static void sample(struct tpstat_report *r, struct tpstat_row *rows, __u64 *cpus
 		.command = "sh -c \"echo \\\\ hi\"\n\ttab\x01", .n = 2, .rows = rows };
 }
 
+/* Every optional field at once: unknown kind, truncated CPUs, -A, -r, a target. */
+static void full_json(void)
+{
+	__u64 cpus[1] = { 0x5 }, cc[2] = { 10, 20 }, cd[2] = { 1, 2 }, runs[3] = { 100, 110, 90 };
+	struct tpstat_row row = { .name = "na\"me", .module = "m\\od", .kind = TP_KIND_UNKNOWN,
+		.count = 30, .delta = 3, .cpus = cpus, .cpu_words = 1, .cpus_truncated = true,
+		.first_cpu = 2, .missed = 7, .missed_delta = 1, .cpu_count = cc, .cpu_delta = cd,
+		.ncpu = 2, .runs = runs, .nruns = 3 };
+	struct tpstat_report r = { .ts = 1.25, .elapsed = 0.5, .span = 0.25, .paused_secs = 0.125,
+		.interval = 1, .final = true, .target = "PID 42", .n = 1, .rows = &row };
+	char *text;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	fmt_json(f, &r);
+	fclose(f);
+	ASSERT_STREQ(text, "{\"ts\":1.250000,\"interval\":1,\"final\":true,\"elapsed\":0.500000,"
+		"\"paused\":false,\"paused_secs\":0.125000,\"command\":null,\"target\":\"PID 42\","
+		"\"tracepoints\":[{\"name\":\"na\\\"me\",\"module\":\"m\\\\od\",\"bare\":null,"
+		"\"count\":30,\"delta\":3,\"rate\":12.000,\"cpus\":[0,2],\"cpus_truncated\":true,"
+		"\"first_cpu\":2,\"missed\":7,\"missed_delta\":1,\"per_cpu\":[{\"cpu\":0,\"count\":10,"
+		"\"delta\":1},{\"cpu\":1,\"count\":20,\"delta\":2}],\"runs\":[100,110,90],"
+		"\"mean\":100.000,\"stddev\":10.000,\"noise_pct\":5.774}]}\n",
+		"JSON with every field, byte for byte as before the JSON writer");
+	free(text);
+}
+
 int main(int argc, char **argv)
 {
 	struct tpstat_row rows[2];
@@ -74,27 +80,27 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	is_str(cpulist(0, 0), "-", "empty CPU set");
-	is_str(cpulist(1, 0), "0", "one CPU");
-	is_str(cpulist(0xf, 0), "0-3", "a range");
-	is_str(cpulist(0x2d, 0), "0,2-3,5", "ranges and singles");
-	is_str(cpulist(1ULL << 63, 1), "63-64", "a range across words");
-	is_str(cpulist(~0ULL, ~0ULL), "0-127", "all CPUs");
-	is_str(fmt_thousands(buf, sizeof(buf), 0), "0", "thousands: 0");
-	is_str(fmt_thousands(buf, sizeof(buf), 999), "999", "thousands: 999");
-	is_str(fmt_thousands(buf, sizeof(buf), 1000), "1,000", "thousands: 1000");
-	is_str(fmt_thousands(buf, sizeof(buf), 1234567), "1,234,567", "thousands: 1234567");
-	is_str(fmt_thousands(buf, sizeof(buf), 18446744073709551615ULL),
+	ASSERT_STREQ(cpulist(0, 0), "-", "empty CPU set");
+	ASSERT_STREQ(cpulist(1, 0), "0", "one CPU");
+	ASSERT_STREQ(cpulist(0xf, 0), "0-3", "a range");
+	ASSERT_STREQ(cpulist(0x2d, 0), "0,2-3,5", "ranges and singles");
+	ASSERT_STREQ(cpulist(1ULL << 63, 1), "63-64", "a range across words");
+	ASSERT_STREQ(cpulist(~0ULL, ~0ULL), "0-127", "all CPUs");
+	ASSERT_STREQ(fmt_thousands(buf, sizeof(buf), 0), "0", "thousands: 0");
+	ASSERT_STREQ(fmt_thousands(buf, sizeof(buf), 999), "999", "thousands: 999");
+	ASSERT_STREQ(fmt_thousands(buf, sizeof(buf), 1000), "1,000", "thousands: 1000");
+	ASSERT_STREQ(fmt_thousands(buf, sizeof(buf), 1234567), "1,234,567", "thousands: 1234567");
+	ASSERT_STREQ(fmt_thousands(buf, sizeof(buf), 18446744073709551615ULL),
 	       "18,446,744,073,709,551,615", "thousands: u64 max");
 
 	f = open_memstream(&text, &len);
 	fmt_interval(f, &r);
 	fclose(f);
-	has(text, "tpgen_a", "interval line names the tracepoint");
-	has(text, "bare", "interval line gives the kind");
-	has(text, "1,000", "interval line prints the delta");
-	has(text, "2000.0", "interval rate is delta / span (1000 / 0.5 s)");
-	has(text, "0-3,66", "interval line lists the CPUs");
+	ASSERT_STRSTR(text, "tpgen_a", "interval line names the tracepoint");
+	ASSERT_STRSTR(text, "bare", "interval line gives the kind");
+	ASSERT_STRSTR(text, "1,000", "interval line prints the delta");
+	ASSERT_STRSTR(text, "2000.0", "interval rate is delta / span (1000 / 0.5 s)");
+	ASSERT_STRSTR(text, "0-3,66", "interval line lists the CPUs");
 	free(text);
 
 	f = open_memstream(&text, &len);
@@ -102,13 +108,13 @@ int main(int argc, char **argv)
 	r.paused_secs = 1.0;
 	fmt_table(f, &r);
 	fclose(f);
-	has(text, "1,234,567", "table prints the total count");
-	has(text, "1234567.0", "table rate is count / unpaused time (1234567 / 1 s)");
-	has(text, "0-3,66 (66)", "table gives the CPUs and the first CPU");
-	has(text, "counting paused for 1.000 s", "table says how long counting was paused");
-	has(text, "sched_switch                 event", "table marks an event tracepoint");
+	ASSERT_STRSTR(text, "1,234,567", "table prints the total count");
+	ASSERT_STRSTR(text, "1234567.0", "table rate is count / unpaused time (1234567 / 1 s)");
+	ASSERT_STRSTR(text, "0-3,66 (66)", "table gives the CPUs and the first CPU");
+	ASSERT_STRSTR(text, "counting paused for 1.000 s", "table says how long counting was paused");
+	ASSERT_STRSTR(text, "sched_switch                 event", "table marks an event tracepoint");
 	free(text);
 
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	full_json();
+	return test_done();
 }

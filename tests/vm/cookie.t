@@ -110,6 +110,17 @@ total=$(wc -l < "$work/all")
 is "$(sort -n "$work/all" | uniq -d | wc -l)" 0 "all $total cookies are distinct"
 is "$(grep -cx 0 "$work/all")" 0 "none is 0"
 
+# --follow -c COUNT prints COUNT records and not one more; the rest stay for the next reader.
+echo "tpgen_b 100 all" > $TPGEN/fire
+cookie --follow -c 7 > "$work/first"
+is "$(wc -l < "$work/first")" 7 "--follow -c 7 with $((100 * ncpu)) tpgen_b cookies queued prints 7"
+cookie --follow > "$work/rest" & follower=$!
+sleep 1
+kill $follower; wait $follower
+ok $? "--follow ends with status 0 on SIGTERM"
+is "$(cat "$work/first" "$work/rest" | grep -c '^tpgen ')" $((100 * ncpu)) \
+	"the rest reach the next reader: none lost, none twice"
+
 set_daemon_args ""
 ok $? "cookie-gend restarted without --tpgen"
 [ ! -e $pins/link_tpgen ]
