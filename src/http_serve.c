@@ -29,7 +29,7 @@ int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len
 		      char *why, size_t whylen)
 {
 	char host[INET6_ADDRSTRLEN + 1];
-	const char *port, *end;
+	const char *arg = s, *port, *end;
 	unsigned long p = 0;
 	size_t hlen;
 	bool v6 = s[0] == '[';
@@ -77,8 +77,8 @@ int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len
 	}
 	return 0;
 bad:
-	snprintf(why, whylen, "'%s%s' is not ADDR:PORT (an IPv4 address, or [IPv6], then :PORT; "
-		 "names are not resolved)", v6 ? "[" : "", s);
+	snprintf(why, whylen, "'%s' is not ADDR:PORT (an IPv4 address, or [IPv6], then :PORT; "
+		 "names are not resolved)", arg);
 	return -1;
 }
 

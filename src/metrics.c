@@ -193,7 +193,9 @@ void metrics_family(struct metrics *m, const char *name, enum metrics_type type,
 	/* 0.0.4 names a counter by its sample; OpenMetrics by the family. */
 	const char *suffix = type == METRICS_COUNTER && m->fmt == METRICS_PROMETHEUS ? "_total" : "";
 
+	/* A counter named x_total would be sampled as x_total_total. */
 	if (!valid_name(name, true) || nlen + 8 >= sizeof(m->family) ||
+	    (type == METRICS_COUNTER && nlen >= 6 && !strcmp(name + nlen - 6, "_total")) ||
 	    (unit && (!valid_name(unit, false) || ulen + 1 > nlen ||
 		      strcmp(name + nlen - ulen, unit) || name[nlen - ulen - 1] != '_'))) {
 		m->err = m->err ?: -EINVAL;

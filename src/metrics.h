@@ -61,7 +61,8 @@ void metrics_end(struct metrics *m);
 const char *metrics_content_type(enum metrics_format fmt);
 
 /*
- * A new family: @name without the suffixes the type adds (no `_total` for a counter),
+ * A new family: @name without the suffixes the type adds (a counter's ending in `_total` is
+ * refused),
  * [a-zA-Z_:][a-zA-Z0-9_:]*; @unit (or NULL) must end @name (`_seconds`) and is printed
  * as `# UNIT` in OpenMetrics only; @help is one line of prose (escaped).
  */

@@ -27,6 +27,8 @@
 #include "tplist.h"
 #include "runloop.h"
 #include "tpstat_fmt.h"
+#include "tpstat_metrics.h"
+#include "http_serve.h"
 #include "pins.h"
 #include "util.h"
 
@@ -59,6 +61,8 @@ static struct env {
 	char *names[TPSTAT_MAX_TP + 1];
 	int n;
 	const char *glob;
+	const char *listen;	/* --listen ADDR:PORT */
+	const char *textfile;	/* --textfile PATH */
 } env;
 
 const char *argp_program_version = "tpstat (bareatom) 0.1";
@@ -69,6 +73,7 @@ static const char doc[] =
 "USAGE: tpstat [-i SECS [-c COUNT] [--summary]] [-d SECS] [-j | -x SEP] [-A] [--pin]\n"
 "              [-a | -p PID,.. | -t TID,.. | -G CGROUP] TRACEPOINT...\n"
 "       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
+"       tpstat [options] [--listen ADDR:PORT] [--textfile PATH] TRACEPOINT...\n"
 "       tpstat -l [GLOB]\n"
 "\n"
 "A TRACEPOINT is a raw tracepoint name as in BTF (btf_trace_NAME): a trace event's\n"
@@ -78,7 +83,9 @@ static const char doc[] =
 "processes (their threads too), threads, or a cgroup v2 subtree. Counting runs until\n"
 "Ctrl-C, -d SECS, COUNT intervals (-c with -i) or the end of CMD. Hits the kernel\n"
 "did not let the program see are shown as missed: count + missed = hits. SIGUSR1\n"
-"pauses and resumes counting.\n"
+"pauses and resumes counting. --listen serves the counts for Prometheus at\n"
+"http://ADDR:PORT/metrics while counting; --textfile writes them every interval\n"
+"(-i, else 10 s) and at the end, for node_exporter's textfile collector.\n"
 "\n"
 "Exit status: 0 on success, 2 for usage errors, unknown tracepoints, processes or\n"
 "cgroups, and missing privileges, 1 for other errors (including CMD failing).\n"
@@ -90,9 +97,10 @@ static const char doc[] =
 "    tpstat -r 5 sched_switch -- make -j2   # mean and noise over 5 runs\n"
 "    tpstat -A -x, -p 1234 sched_switch     # one CSV row per CPU, for PID 1234\n"
 "    tpstat -a -j tpgen_a -- sh -c 'echo tpgen_a 100 all > /sys/kernel/debug/tpgen/fire'\n"
-"    tpstat --pin -d 60 sched_switch &  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n";
+"    tpstat --pin -d 60 sched_switch &  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n"
+"    tpstat -a --listen 127.0.0.1:9465 pelt_cfs_tp   # curl http://127.0.0.1:9465/metrics\n";
 
-enum { OPT_PIN = 256, OPT_SUMMARY };
+enum { OPT_PIN = 256, OPT_SUMMARY, OPT_LISTEN, OPT_TEXTFILE };
 
 static const struct argp_option opts[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (optionally matching GLOB)", 0 },
@@ -109,6 +117,8 @@ static const struct argp_option opts[] = {
 	{ "field-separator", 'x', "SEP", 0, "CSV with this separator (columns in tpstat(8))", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under " PIN_DIR " while running", 0 },
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
+	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
 	{},
 };
@@ -156,6 +166,21 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SUMMARY:
 		env.summary = true;
+		break;
+	case OPT_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char why[160];
+
+		if (http_parse_listen(arg, &ss, &len, why, sizeof(why)))
+			util_usage_error("tpstat", "--listen: %s", why);
+		env.listen = arg;
+		break;
+	}
+	case OPT_TEXTFILE:
+		if (!*arg)
+			util_usage_error("tpstat", "--textfile: an empty path");
+		env.textfile = arg;
 		break;
 	case 'a':
 		env.system_wide = true;
@@ -219,7 +244,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.names[env.n++] = arg;
 		break;
 	case ARGP_KEY_END:
-		if (env.list && (env.n || env.command || env.interval || env.duration || env.count))
+		if (env.list && (env.n || env.command || env.interval || env.duration || env.count ||
+				 env.listen || env.textfile))
 			util_usage_error("tpstat", "-l takes no other options and no command");
 		if (!env.list && !env.n)
 			util_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");
@@ -480,6 +506,28 @@ static void report(struct state *s, struct tpstat_report *r)
 		fmt_table(stdout, r);
 }
 
+/* The metrics' view (tpstat_metrics.c): the counts a report would show now. */
+static void metrics_snapshot(void *arg, struct tpstat_mview *v)
+{
+	struct state *s = arg;
+
+	current(s);
+	v->n = env.n;
+	v->ncpu = s->ncpu;
+	for (int i = 0; i < env.n; i++)
+		v->tp[i] = (struct tpstat_mtp){
+			.tp = s->tps[i],
+			.prog = bpf_program__name(s->progs[i]),
+			.prog_fd = bpf_program__fd(s->progs[i]),
+			.hits = total(&s->shown, i),
+			.missed = s->shown.missed[i],
+			.cpu_hits = env.per_cpu ? s->shown.slot[i] : NULL,
+		};
+	v->targets_fd = bpf_map__fd(s->skel->maps.targets);
+	v->targets_max = bpf_map__max_entries(s->skel->maps.targets);
+	v->untracked_forks = __atomic_load_n(&s->skel->bss->untracked_forks, __ATOMIC_RELAXED);
+}
+
 static void unpin(struct state *s)
 {
 	pins_release(&s->pins);
@@ -584,6 +632,10 @@ static int run(struct state *s)
 
 	runloop_init(&rl, "tpstat", env.interval, env.duration, true);
 	rl.keep_going = env.repeat > 0;	/* -r: every end of CMD is recorded, then rerun */
+	if (tpstat_metrics_watch(&rl)) {
+		runloop_finish(&rl);
+		return 1;
+	}
 	if (!env.json && !env.csv && env.interval)
 		fmt_interval_header(stdout);
 	last = rl.start;
@@ -655,6 +707,7 @@ static int run(struct state *s)
 		report(s, &r);
 	}
 
+	status = tpstat_metrics_close(&rl);	/* the textfile's last write: the final counts */
 	runloop_finish(&rl);
 	if (rl.cmd_status > 0) {
 		fprintf(stderr, "tpstat: '%s' exited with status %d\n", s->command, rl.cmd_status);
@@ -825,6 +878,11 @@ int main(int argc, char **argv)
 		close(fd);
 	}
 	status = util_check_bpf("tpstat", "counting");
+	if (status)
+		goto out_list;
+	/* Before anything is loaded: an address that cannot be had changes nothing. */
+	status = tpstat_metrics_open(env.listen, env.textfile, env.interval ? env.interval : 10,
+				     metrics_snapshot, &s);
 	if (status)
 		goto out_list;
 	util_join_command(env.command, s.command, sizeof(s.command));

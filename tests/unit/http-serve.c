@@ -137,6 +137,12 @@ static void test_parse(void)
 	http_parse_listen("localhost:9100", &ss, &len, why, sizeof(why));
 	ASSERT_STREQ(why, "'localhost:9100' is not ADDR:PORT (an IPv4 address, or [IPv6], then "
 		     ":PORT; names are not resolved)", "a name: one line saying names are not resolved");
+	http_parse_listen("[::1]9100", &ss, &len, why, sizeof(why));
+	ASSERT_STREQ(why, "'[::1]9100' is not ADDR:PORT (an IPv4 address, or [IPv6], then :PORT; "
+		     "names are not resolved)", "a bad IPv6 form: named as given");
+	http_parse_listen("[::g]:80", &ss, &len, why, sizeof(why));
+	ASSERT_STREQ(why, "'[::g]:80' is not ADDR:PORT (an IPv4 address, or [IPv6], then :PORT; "
+		     "names are not resolved)", "a bad IPv6 address: named as given");
 	http_parse_listen("127.0.0.1:65536", &ss, &len, why, sizeof(why));
 	ASSERT_STREQ(why, "port '65536' is not a number from 0 to 65535", "a port out of range: says so");
 }

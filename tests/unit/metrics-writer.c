@@ -125,6 +125,9 @@ static void test_errors(struct metrics *m)
 	metrics_begin(m, METRICS_OPENMETRICS);
 	ASSERT_EQ(m->err, 0, "metrics_begin clears the error");
 	ASSERT_EQ(m->len, 0, "and the text");
+	metrics_family(m, "x_total", METRICS_COUNTER, NULL, "");
+	ASSERT_EQ(m->err, -EINVAL, "a counter family named x_total is refused (x_total_total)");
+	metrics_begin(m, METRICS_OPENMETRICS);
 	metrics_family(m, "x_bytes", METRICS_GAUGE, "seconds", "");
 	ASSERT_EQ(m->err, -EINVAL, "a unit that does not end the name is refused");
 	metrics_begin(m, METRICS_OPENMETRICS);
