@@ -92,9 +92,11 @@ int serve(int lfd, int ready_fd);
 /*
  * Metrics (cookie_metrics.c): open the --listen socket (0 when none asked), its fd for the
  * loop (-1 when none), the loop's hook (@ready: the fd was readable; @final: the last
- * call, writes the textfile whatever the interval) and the end.
+ * call, writes the textfile whatever the interval), the GET size histogram's hook and the
+ * end.
  */
 int cookie_metrics_open(void);
+void cookie_metrics_get(__u64 n);	/* a GET of @n cookies was served */
 int cookie_metrics_fd(void);
 void cookie_metrics_tick(bool ready, bool final);
 void cookie_metrics_close(void);

@@ -13,6 +13,19 @@ static struct http_serve http;
 static bool http_open;
 static double textfile_next;
 
+/* GET sizes: bucket k holds the requests for (2^(k-1), 2^k] cookies, up to 2^16. */
+#define GET_BUCKETS 17
+static uint64_t get_counts[GET_BUCKETS], get_requests, get_sum;
+
+void cookie_metrics_get(__u64 n)
+{
+	int k = n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
+
+	get_counts[k < GET_BUCKETS ? k : GET_BUCKETS - 1]++;
+	get_requests++;
+	get_sum += n;
+}
+
 static __u64 load(__u64 *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
@@ -33,6 +46,7 @@ static void gauge(struct metrics *m, const char *name, const char *help, __u64 v
 static void render(void *arg, struct metrics *m)
 {
 	struct cookie_state *st = d.st;
+	double le[GET_BUCKETS];
 	const struct metrics_label src[][1] = {
 		{ { "source", "socket" } }, { { "source", "fork" } }, { { "source", "tpgen" } },
 	};
@@ -63,6 +77,11 @@ static void render(void *arg, struct metrics *m)
 	counter(m, "bareatom_cookie_batches", "Per-CPU batches BPF reserved.", load(&st->batches));
 	counter(m, "bareatom_cookie_events_lost", "Drawn cookies not reported (ring buffer full).",
 		load(&st->events_lost));
+	for (int k = 0; k < GET_BUCKETS; k++)
+		le[k] = (double)(1u << k);
+	metrics_family(m, "bareatom_cookie_get_size", METRICS_HISTOGRAM, NULL,
+		       "Cookies asked for by each GET served (its sum is served{source=\"socket\"}).");
+	metrics_histogram(m, NULL, 0, le, get_counts, GET_BUCKETS, get_requests, true, get_sum);
 }
 
 int cookie_metrics_open(void)

@@ -102,6 +102,7 @@ static void serve_get(struct client *c, __u64 n)
 		return;
 	}
 	d.served += n;
+	cookie_metrics_get(n);
 	reply(c, "OK %llu %llu", first, n);
 }
 

@@ -385,14 +385,15 @@ static void write_response(struct http_serve *h, double now)
 		h->sent += n;
 	}
 	/*
-	 * All written: end our side and read what the client may still send until it closes,
-	 * briefly, so that unread input does not make close() reset the connection before the
-	 * client has read the response (a 431 is answered while the client is still sending).
+	 * All written: end our side and read what the client may still send until it closes
+	 * (within its deadline, and at least HTTP_DRAIN_MIN), so that unread input does not
+	 * make close() reset the connection, which would discard the response before the
+	 * client read it (a 431 is answered while the client is still sending).
 	 */
 	shutdown(h->cfd, SHUT_WR);
 	h->state = HTTP_DRAINING;
-	if (h->deadline > now + HTTP_DRAIN_TIMEOUT)
-		h->deadline = now + HTTP_DRAIN_TIMEOUT;
+	if (h->deadline < now + HTTP_DRAIN_MIN)
+		h->deadline = now + HTTP_DRAIN_MIN;
 	arm(h, h->cfd, EP_CLIENT, EPOLLIN);
 }
 

@@ -31,7 +31,7 @@
 
 #define HTTP_REQ_MAX		8192		/* request line and headers */
 #define HTTP_CLIENT_TIMEOUT	3.0		/* seconds from accept to the response sent */
-#define HTTP_DRAIN_TIMEOUT	0.5		/* reading what a client still sends after it */
+#define HTTP_DRAIN_MIN		0.5		/* reading what a client still sends after it */
 #define HTTP_BODY_MAX		(16 << 20)	/* the exposition's bound */
 
 /* Write the families of the exposition (the server begins and ends it). */

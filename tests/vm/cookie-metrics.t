@@ -31,7 +31,7 @@ set_daemon_args() {
 stat_of() { cookie --stats -j | jq -r ".$1"; }
 # http REQUEST: send REQUEST (printf %b escapes) to the metrics port, print the whole response.
 http() {
-	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && printf "%b" "$2" >&3 && cat <&3' _ "$port" "$1"
+	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && { printf "%b" "$2" >&3; cat <&3; }' _ "$port" "$1"
 }
 status_of() { http "$1" | head -n1 | tr -d '\r'; }
 # scrape [ACCEPT]: the exposition's body
@@ -65,6 +65,10 @@ echo "tpgen_b 5000" > $TPGEN/fire
 om=$(scrape 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5')
 is "$(sample 'bareatom_cookie_served_total{source="socket"}' <<<"$om")" 65639 \
 	"served{source=socket} is exactly the 100 + 65536 + 3 cookies drawn"
+is "$(sample 'bareatom_cookie_get_size_count' <<<"$om")" 5 "the GET size histogram counted the 5 GETs"
+is "$(sample 'bareatom_cookie_get_size_sum' <<<"$om")" 65639 "its sum is the cookies they drew"
+is "$(sample 'bareatom_cookie_get_size_bucket{le="1.0"}' <<<"$om") $(sample 'bareatom_cookie_get_size_bucket{le="64.0"}' <<<"$om") $(sample 'bareatom_cookie_get_size_bucket{le="128.0"}' <<<"$om") $(sample 'bareatom_cookie_get_size_bucket{le="32768.0"}' <<<"$om") $(sample 'bareatom_cookie_get_size_bucket{le="65536.0"}' <<<"$om") $(sample 'bareatom_cookie_get_size_bucket{le="+Inf"}' <<<"$om")" \
+	"3 3 4 4 5 5" "its buckets are cumulative: 3 of 1, then 100 (le 128), then 65536"
 is "$(($(sample 'bareatom_cookie_served_total{source="tpgen"}' <<<"$om") - t0))" 5000 \
 	"served{source=tpgen} went up by exactly the 5000 tpgen_b events fired"
 is "$(($(tpgen_stat tpgen_b) - g0))" 5000 "(tpgen's own count of them)"

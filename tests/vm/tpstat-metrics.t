@@ -9,7 +9,7 @@ work=$(mktemp -d)
 modprobe tpgen
 
 http() {
-	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && printf "%b" "$2" >&3 && cat <&3' _ "$port" "$1"
+	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && { printf "%b" "$2" >&3; cat <&3; }' _ "$port" "$1"
 }
 scrape() {
 	http "GET /metrics HTTP/1.1\r\n${1:+Accept: $1\r\n}\r\n" | tr -d '\r' | sed '1,/^$/d'
