@@ -75,11 +75,11 @@ $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/json.o $(BUILD)/runloop.o $(BUILD)/util.o
-$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_metrics.o $(BUILD)/http_serve.o $(BUILD)/metrics.o $(BUILD)/json.o $(BUILD)/pins.o $(BUILD)/runloop.o $(BUILD)/util.o
+$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_metrics.o $(BUILD)/metrics_export.o $(BUILD)/http_serve.o $(BUILD)/metrics.o $(BUILD)/json.o $(BUILD)/pins.o $(BUILD)/runloop.o $(BUILD)/util.o
 $(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_metrics.o $(BUILD)/http_serve.o $(BUILD)/metrics.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(BUILD)/util.o \
 		$(BUILD)/libcookie.a
 $(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/json.o $(BUILD)/runloop.o $(BUILD)/util.o $(BUILD)/libcookie.a
-$(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/json.o $(BUILD)/pins.o \
+$(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/eht_metrics.o $(BUILD)/metrics_export.o $(BUILD)/http_serve.o $(BUILD)/metrics.o $(BUILD)/json.o $(BUILD)/pins.o \
 		$(BUILD)/runloop.o $(BUILD)/util.o
 $(BUILD)/libcookie.a: $(BUILD)/libcookie.o
 	$(AR) rcs $@ $^

@@ -6,13 +6,10 @@
  * the fill of the targets hash in batch lookups, never one syscall per key.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/timerfd.h>
 #include <bpf/bpf.h>
-#include "http_serve.h"
+#include "metrics_export.h"
 #include "tpstat_metrics.h"
 #include "util.h"
 
@@ -20,17 +17,13 @@
 #define BATCH 4096
 
 static struct {
-	struct http_serve http;
-	bool http_open;
-	const char *textfile;
-	double period, textfile_next;
-	int timer_fd;
+	struct metrics_export x;
 	tpstat_snapshot_fn snapshot;
 	void *arg;
 	struct tpstat_mview v;
 	__u32 keys[BATCH];
 	__u8 values[BATCH];
-} mx = { .timer_fd = -1 };
+} mx;
 
 static bool bpf_stats_enabled(void)
 {
@@ -155,105 +148,15 @@ int tpstat_metrics_open(const char *listen, const char *textfile, double period,
 {
 	mx.snapshot = snapshot;
 	mx.arg = arg;
-	mx.textfile = textfile;
-	mx.period = period;
-	if (listen) {
-		if (http_serve_open(&mx.http, listen, render, NULL)) {
-			fprintf(stderr, "tpstat: %s\n", mx.http.error);
-			return 1;
-		}
-		mx.http_open = true;
-		fprintf(stderr, "tpstat: metrics on http://%s/metrics\n", mx.http.bound);
-	}
-	return 0;
-}
-
-static int last_err;
-
-static void write_textfile(void)
-{
-	struct metrics m;
-	int err;
-
-	metrics_init(&m, HTTP_BODY_MAX);
-	metrics_begin(&m, METRICS_PROMETHEUS);
-	render(NULL, &m);
-	metrics_end(&m);
-	err = m.err ? m.err : metrics_write_textfile(mx.textfile, m.buf, m.len);
-	metrics_free(&m);
-	if (err && err != last_err)	/* once per change: a full disk would repeat every interval */
-		fprintf(stderr, "tpstat: cannot write %s: %s\n", mx.textfile, strerror(-err));
-	last_err = err;
-}
-
-/* The timer: at the next textfile write or the HTTP client's deadline, whichever is first. */
-static void rearm(void)
-{
-	double when = mx.textfile ? mx.textfile_next : 0, dl;
-	struct itimerspec its = {};
-
-	dl = mx.http_open ? http_serve_deadline(&mx.http) : 0;
-	if (dl && (!when || dl < when))
-		when = dl;
-	if (when) {
-		its.it_value.tv_sec = (time_t)when;
-		its.it_value.tv_nsec = (long)((when - (time_t)when) * 1e9);
-		if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
-			its.it_value.tv_nsec = 1;
-	}
-	timerfd_settime(mx.timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
-}
-
-static void on_ready(int fd, short revents, void *arg)
-{
-	double now = util_now();
-	__u64 expirations;
-
-	if (fd == mx.timer_fd && read(fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
-		return;
-	if (mx.http_open)
-		http_serve_ready(&mx.http);
-	if (mx.textfile && now >= mx.textfile_next) {
-		write_textfile();
-		mx.textfile_next = util_next_tick(mx.textfile_next, mx.period, now);
-	}
-	rearm();
+	return metrics_export_open(&mx.x, "tpstat", listen, textfile, period, render, NULL);
 }
 
 int tpstat_metrics_watch(struct runloop *rl)
 {
-	int err;
-
-	if (!mx.http_open && !mx.textfile)
-		return 0;
-	mx.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (mx.timer_fd < 0)
-		return -errno;
-	err = runloop_watch_fd(rl, mx.timer_fd, POLLIN, on_ready, NULL);
-	if (!err && mx.http_open)
-		err = runloop_watch_fd(rl, http_serve_fd(&mx.http), POLLIN, on_ready, NULL);
-	if (err) {
-		fprintf(stderr, "tpstat: cannot serve metrics from the run loop: %s\n", strerror(-err));
-		return err;
-	}
-	mx.textfile_next = rl->start;	/* the first write right away */
-	rearm();
-	return 0;
+	return metrics_export_watch(&mx.x, rl);
 }
 
 int tpstat_metrics_close(struct runloop *rl)
 {
-	if (mx.textfile)
-		write_textfile();
-	if (mx.timer_fd >= 0) {
-		runloop_watch_fd(rl, mx.timer_fd, 0, NULL, NULL);
-		close(mx.timer_fd);
-		mx.timer_fd = -1;
-	}
-	if (mx.http_open) {
-		runloop_watch_fd(rl, http_serve_fd(&mx.http), 0, NULL, NULL);
-		http_serve_close(&mx.http);
-		mx.http_open = false;
-	}
-	return last_err ? 1 : 0;
+	return metrics_export_close(&mx.x, rl);
 }
