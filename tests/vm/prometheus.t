@@ -87,6 +87,8 @@ cookie -n 1000 --socket-only >/dev/null && cookie -n 234 --socket-only >/dev/nul
 ok $? "drew 1000 + 234 + 1 cookies over the socket"
 is "$(wait_value 'bareatom_tracepoint_hits_total{job="tpstat",tracepoint="tpgen_a"}' $fired)" "$fired" \
 	"Prometheus has tpstat's hits{tpgen_a} = what tpgen fired ($(nproc) x 25000)"
+diag "$ curl 'http://127.0.0.1:$prom_port/api/v1/query?query=bareatom_tracepoint_hits_total'"
+diag "$(get $prom_port "/api/v1/query?query=bareatom_tracepoint_hits_total")"
 is "$(wait_value 'bareatom_tracepoint_missed_total{job="tpstat",tracepoint="tpgen_a"}' 0)" 0 "and missed 0"
 is "$(wait_value 'bareatom_cookie_served_total{job="cookie-gend",source="socket"}' 1235)" 1235 \
 	"Prometheus has cookie-gend's served{socket} = the 1235 cookies drawn"
