@@ -30,6 +30,8 @@ GUEST_TOOLS := counter
 TOOLS := $(GUEST_TOOLS) $(SBIN_TOOLS) $(BIN_TOOLS)
 # The helpers every tool links: one file per topic (src/util.h lists them).
 UTIL := $(addprefix $(BUILD)/,bpf_util.o cli.o clock.o cmd.o json.o)
+# The metrics exporter (--listen, --textfile) of tools on the run loop.
+METRICS := $(addprefix $(BUILD)/,metrics_export.o http_serve.o metrics.o)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 BINS := $(addprefix $(BUILD)/,$(TOOLS))
 VM_HELPERS := $(patsubst tests/vm/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/*.c))
@@ -83,12 +85,14 @@ $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
-$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpfield.o $(BUILD)/tplist.o $(BUILD)/tpstat_fmt.o $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
-$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(UTIL) \
+$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpfield.o $(BUILD)/tplist.o \
+		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
+$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_metrics.o \
+		$(BUILD)/http_serve.o $(BUILD)/metrics.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(UTIL) \
 		$(BUILD)/libcookie.a
 $(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
-$(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/pins.o \
-		$(BUILD)/runloop.o $(UTIL)
+$(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/eht_metrics.o $(METRICS) \
+		$(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/libcookie.a: $(BUILD)/libcookie.o
 	$(AR) rcs $@ $^
 $(BINS):
@@ -160,6 +164,8 @@ $(BUILD)/tests/unit/cookie-proto: $(BUILD)/cookie_proto.o
 $(BUILD)/tests/unit/cookie-store: $(BUILD)/cookie_store.o
 $(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(UTIL)
 $(BUILD)/tests/unit/json-writer: $(UTIL)
+$(BUILD)/tests/unit/metrics-writer: $(BUILD)/metrics.o $(UTIL)
+$(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics.o $(UTIL)
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
 $(BUILD)/tests/unit/tpfield: $(BUILD)/tpfield.o $(BUILD)/tests/unit/layout/kernel-layout.o
 $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(BUILD)/vmlinux.h
@@ -191,7 +197,15 @@ test: test-host test-vm-build
 
 test-host: $(BINS) $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) | deps
 
-test-vm-build: image stock-kernel
+test-vm-build: image stock-kernel prom-share
+
+# Debian's prometheus and promtool for the guest's metrics tests, shared into it with
+# run-vm --share build/share (tests/run-all) rather than put in the image: 95 MB the boot
+# would unpack every time, for two tests.
+PROM_SHARE := $(BUILD)/share/prometheus
+.PHONY: prom-share
+prom-share: | deps
+	@mkdir -p $(PROM_SHARE) && cp -pu /usr/bin/prometheus /usr/bin/promtool $(PROM_SHARE)/
 
 run: image
 	images/run-vm --cpus 4 -- /usr/lib/bareatom/demo

@@ -28,6 +28,7 @@
 #include "bpf_util.h"
 #include "cli.h"
 #include "clock.h"
+#include "http_serve.h"
 
 #define INSTANCE_LOCK		"/run/bareatom/cookie-gend.lock"
 /*
@@ -43,6 +44,7 @@ struct env env = {
 	.state_dir = "/var/lib/bareatom/cookie",
 	.socket = COOKIE_SOCKET_PATH,
 	.node_id = -1,
+	.interval = 10,
 };
 
 struct daemon d;
@@ -51,8 +53,8 @@ const char *argp_program_version = "cookie-gend (bareatom) 0.1";
 static const char doc[] =
 "Serve globally unique 64-bit cookies from a BPF counter shared with the kernel.\n"
 "\n"
-"USAGE: cookie-gend [--foreground] [--state-dir DIR] [--socket PATH]\n"
-"                   [--node-id N] [--tpgen] [--global]\n"
+"USAGE: cookie-gend [--foreground] [--state-dir DIR] [--socket PATH] [--node-id N]\n"
+"                   [--tpgen] [--global] [--listen ADDR:PORT] [--textfile PATH [-i SECS]]\n"
 "       cookie-gend --uninstall\n"
 "\n"
 "Every new task gets a cookie at fork (kept in BPF task local storage); clients get\n"
@@ -70,13 +72,19 @@ static const char doc[] =
 "instance runs per machine. --uninstall detaches the programs and removes the pins and\n"
 "the socket (the state directory is kept: it is what keeps cookies unique).\n"
 "\n"
+"--listen serves the statistics for Prometheus at http://ADDR:PORT/metrics (OpenMetrics,\n"
+"or text 0.0.4); --textfile writes them atomically every -i SECS (default 10) for\n"
+"node_exporter's textfile collector.\n"
+"\n"
 "EXAMPLES:\n"
 "    cookie-gend --foreground -v          # run in the terminal, log to stderr\n"
 "    cookie-gend --node-id 7              # this machine is node 7 of a fleet\n"
 "    systemctl start cookie-gend          # as the image runs it (Type=notify)\n"
-"    cookie -n 3; cookie --pid $$; cookie --stats\n";
+"    cookie -n 3; cookie --pid $$; cookie --stats\n"
+"    cookie-gend -f --listen 127.0.0.1:9464   # curl http://127.0.0.1:9464/metrics\n";
 
-enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL, OPT_NODE_ID };
+enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL, OPT_NODE_ID, OPT_LISTEN,
+       OPT_TEXTFILE };
 
 static const struct argp_option opts[] = {
 	{ "foreground", 'f', NULL, 0, "Stay in the foreground and log to stderr", 0 },
@@ -87,6 +95,9 @@ static const struct argp_option opts[] = {
 	{ "tpgen", OPT_TPGEN, NULL, 0, "Also draw a cookie on every tpgen_b event (needs tpgen)", 0 },
 	{ "global", OPT_GLOBAL, NULL, 0, "Kernel side: one global fetch-add per cookie, no per-CPU batches", 0 },
 	{ "uninstall", OPT_UNINSTALL, NULL, 0, "Detach, remove the pins and the socket, and exit", 0 },
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
+	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
+	{ "interval", 'i', "SECS", 0, "Seconds between --textfile writes (default 10)", 0 },
 	{ "verbose", 'v', NULL, 0, "Log more, including libbpf debug output", 0 },
 	{},
 };
@@ -113,6 +124,22 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.node_id = node;
 		break;
 	}
+	case OPT_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char why[160];
+
+		if (http_parse_listen(arg, &ss, &len, why, sizeof(why)))
+			util_usage_error("cookie-gend", "--listen: %s", why);
+		env.listen = arg;
+		break;
+	}
+	case OPT_TEXTFILE:
+		if (!*arg)
+			util_usage_error("cookie-gend", "--textfile: an empty path");
+		env.textfile = arg;
+		break;
+	case 'i': env.interval = util_parse_interval("cookie-gend", arg); break;
 	case ARGP_KEY_ARG:
 		util_usage_error("cookie-gend", "unexpected argument '%s'", arg);
 	default: return ARGP_ERR_UNKNOWN;
@@ -447,6 +474,9 @@ int main(int argc, char **argv)
 	err = open_state(&id);
 	if (err)
 		return err;
+	/* Before anything is loaded too: an address that cannot be had changes nothing. */
+	if (cookie_metrics_open())
+		return 1;
 
 	if (!env.foreground) {
 		pid_t pid;
@@ -482,6 +512,7 @@ int main(int argc, char **argv)
 	}
 	d.started = util_now();
 	err = serve(lfd, ready[1]);
+	cookie_metrics_close();
 	if (!check_socket_path(env.socket))
 		unlink(env.socket);
 	if (err)

@@ -4,6 +4,7 @@
  *   cookie-gend.c   options, logging, the durable mark (extend, draws for clients), start-up
  *   cookie_pins.c   the BPF side: load, reuse the pinned maps, keep or replace pinned links
  *   cookie_serve.c  the socket: clients, their bounds, requests, the event loop
+ *   cookie_metrics.c  --listen and --textfile: the statistics for Prometheus
  * The durable state files themselves are cookie_store.c; the protocol is cookie_proto.c.
  */
 #ifndef __BAREATOM_COOKIE_GEND_H
@@ -37,6 +38,9 @@ extern struct env {
 	const char *state_dir;
 	const char *socket;
 	long node_id;		/* --node-id, or -1: the state directory's */
+	const char *listen;	/* --listen ADDR:PORT */
+	const char *textfile;	/* --textfile PATH */
+	double interval;	/* seconds between textfile writes */
 } env;
 
 struct client {
@@ -87,5 +91,17 @@ int attach_programs(void);
 int check_socket_path(const char *path);
 int listen_socket(void);
 int serve(int lfd, int ready_fd);
+
+/*
+ * Metrics (cookie_metrics.c): open the --listen socket (0 when none asked), its fd for the
+ * loop (-1 when none), the loop's hook (@ready: the fd was readable; @final: the last
+ * call, writes the textfile whatever the interval), the GET size histogram's hook and the
+ * end.
+ */
+int cookie_metrics_open(void);
+void cookie_metrics_get(__u64 n);	/* a GET of @n cookies was served */
+int cookie_metrics_fd(void);
+void cookie_metrics_tick(bool ready, bool final);
+void cookie_metrics_close(void);
 
 #endif /* __BAREATOM_COOKIE_GEND_H */

@@ -102,6 +102,7 @@ static void serve_get(struct client *c, __u64 n)
 		return;
 	}
 	d.served += n;
+	cookie_metrics_get(n);
 	reply(c, "OK %llu %llu", first, n);
 }
 
@@ -304,6 +305,9 @@ int serve(int lfd, int ready_fd)
 	epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev);
 	ev.data.u32 = MAX_CLIENTS + 2;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, tfd, &ev);
+	ev.data.u32 = MAX_CLIENTS + 3;
+	if (cookie_metrics_fd() >= 0 && epoll_ctl(epfd, EPOLL_CTL_ADD, cookie_metrics_fd(), &ev))
+		return -errno;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		d.clients[i].fd = -1;
 
@@ -337,7 +341,10 @@ int serve(int lfd, int ready_fd)
 				if (read(tfd, &ticks, sizeof(ticks)) > 0) {
 					check_headroom();
 					expire_idle(epfd);
+					cookie_metrics_tick(false, false);
 				}
+			} else if (id == MAX_CLIENTS + 3) {
+				cookie_metrics_tick(true, false);
 			} else if (id < MAX_CLIENTS && d.clients[id].fd >= 0) {
 				read_client(epfd, &d.clients[id]);
 			}

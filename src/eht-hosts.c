@@ -23,6 +23,8 @@
 #include "cli.h"
 #include "clock.h"
 #include "cmd.h"
+#include "eht_metrics.h"
+#include "http_serve.h"
 
 #define PIN_ROOT "/sys/fs/bpf/bareatom"
 #define PIN_DIR PIN_ROOT "/eht"
@@ -39,6 +41,8 @@ static struct env {
 	double interval;
 	double duration;
 	char **command;
+	const char *listen;	/* --listen ADDR:PORT */
+	const char *textfile;	/* --textfile PATH */
 } env;
 
 const char *argp_program_version = "eht-hosts (bareatom) 0.1";
@@ -50,13 +54,16 @@ static const char doc[] =
 "       eht-hosts -w [-i SECS] [-j] [-d SECS] [-v]\n"
 "       eht-hosts [options] -- CMD [ARG...]\n"
 "       eht-hosts -s [-j]\n"
+"       eht-hosts [options] [--listen ADDR:PORT] [--textfile PATH]\n"
 "\v"
 "Traces the bare br_eht_* tracepoints of bareatom's kernel patch until Ctrl-C,\n"
 "SIGTERM, -d SECS or the end of CMD, then prints one row per port, group and\n"
 "host, and the hits of each tracepoint. Hosts are tracked on bridge ports with\n"
 "fast leave on (bridge link set dev PORT fastleave on). While it traces, the\n"
 "table is pinned under " PIN_DIR "/. Columns, JSON fields, pins and exit\n"
-"status: eht-hosts(8).\n"
+"status: eht-hosts(8). --listen serves hosts per port and group and events per\n"
+"kind for Prometheus at http://ADDR:PORT/metrics while tracing; --textfile writes\n"
+"them every interval (-i with -w, else 10 s) and at the end.\n"
 "\n"
 "EXAMPLES\n"
 "  eht-hosts                     # trace until Ctrl-C, print the table\n"
@@ -66,12 +73,16 @@ static const char doc[] =
 "  eht-hosts -s                  # the table of the eht-hosts tracing now\n"
 "  bpftool map dump pinned " PIN_HOSTS "\n";
 
+enum { OPT_LISTEN = 256, OPT_TEXTFILE };
+
 static const struct argp_option opts[] = {
 	{ "watch", 'w', NULL, 0, "Print hosts as they come, change and go", 0 },
 	{ "interval", 'i', "SECS", 0, "With -w: look for changes every SECS seconds (>= 0.001, default 1)", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
 	{ "json", 'j', NULL, 0, "JSON output, one object per line", 0 },
 	{ "show", 's', NULL, 0, "Print the table of the running eht-hosts (from its pins) and exit", 0 },
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
+	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
 	{},
 };
@@ -98,10 +109,26 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (util_parse_seconds(arg, &env.duration))
 			util_usage_error("eht-hosts", "invalid duration '%s': a number of seconds > 0", arg);
 		break;
+	case OPT_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char why[160];
+
+		if (http_parse_listen(arg, &ss, &len, why, sizeof(why)))
+			util_usage_error("eht-hosts", "--listen: %s", why);
+		env.listen = arg;
+		break;
+	}
+	case OPT_TEXTFILE:
+		if (!*arg)
+			util_usage_error("eht-hosts", "--textfile: an empty path");
+		env.textfile = arg;
+		break;
 	case ARGP_KEY_ARG:
 		util_usage_error("eht-hosts", "unexpected argument '%s' (a command goes after --)", arg);
 	case ARGP_KEY_END:
-		if (env.show && (env.watch || env.interval || env.duration || env.command))
+		if (env.show && (env.watch || env.interval || env.duration || env.command ||
+				 env.listen || env.textfile))
 			util_usage_error("eht-hosts", "-s prints the running eht-hosts' table: it takes only -j");
 		if (env.interval && !env.watch)
 			util_usage_error("eht-hosts", "-i sets how often -w looks for changes: it needs -w");
@@ -243,6 +270,10 @@ static int run(struct state *s)
 	if (env.watch && !env.interval)
 		env.interval = 1;
 	runloop_init(&rl, "eht-hosts", env.watch ? env.interval : 0, env.duration, false);
+	if (eht_metrics_watch(&rl, &src)) {
+		status = 1;
+		goto out;
+	}
 	if (env.watch) {
 		err = eht_snap_take(&src, &prev);
 		if (err)
@@ -295,6 +326,8 @@ snap_failed:
 	fprintf(stderr, "eht-hosts: cannot read the host table: %s\n", strerror(-err));
 	status = 1;
 out:
+	if (eht_metrics_close(&rl))	/* the textfile's last write: the final table */
+		status = 1;
 	runloop_finish(&rl);
 	if (rl.cmd_status > 0) {
 		fprintf(stderr, "eht-hosts: '%s' exited with status %d\n", s->command, rl.cmd_status);
@@ -365,6 +398,10 @@ int main(int argc, char **argv)
 		status = util_check_bpf("eht-hosts", "tracing");
 	if (!status)
 		status = check_pins();
+	/* Before anything is loaded: an address that cannot be had changes nothing. */
+	if (!status)
+		status = eht_metrics_open(env.listen, env.textfile, env.watch && env.interval ?
+					  env.interval : 10);
 	if (status)
 		return status;
 	util_join_command(env.command, s.command, sizeof(s.command));

@@ -10,7 +10,7 @@
  * of its "maximal subpart" (the bytes that could still have begun a character), which is
  * what one U+FFFD replaces in Unicode's recommended practice (and Python's "replace").
  */
-static size_t utf8_char(const unsigned char *s, size_t *bad)
+size_t util_utf8_char(const unsigned char *s, size_t *bad)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t need, i;
@@ -56,7 +56,7 @@ void util_json_string(FILE *f, const char *str)
 
 	fputc('"', f);
 	while (*s) {
-		size_t bad = 1, n = utf8_char(s, &bad);
+		size_t bad = 1, n = util_utf8_char(s, &bad);
 
 		if (!n) {
 			fputs("\\ufffd", f);

@@ -34,6 +34,12 @@ struct json {
 /* Print @s as a JSON string, quoted and escaped, always valid UTF-8 (U+FFFD for bad bytes). */
 void util_json_string(FILE *f, const char *s);
 
+/*
+ * The length of the well-formed UTF-8 character at @s, or 0 when there is none (then *@bad
+ * is how many bytes one U+FFFD replaces).
+ */
+size_t util_utf8_char(const unsigned char *s, size_t *bad);
+
 void json_init(struct json *j, FILE *f);
 
 /* Values: in an array, or after json_key(). */

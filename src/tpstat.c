@@ -26,6 +26,8 @@
 #include "clock.h"
 #include "cmd.h"
 #include "json.h"
+#include "tpstat_metrics.h"
+#include "http_serve.h"
 
 /* The kernel's raw tracepoints, or one line saying why not (the caller exits 1). */
 static int load_tracepoints(struct tp_list *l)
@@ -362,6 +364,28 @@ static void report(struct state *s, struct tpstat_report *r)
 		fmt_table(stdout, r);
 }
 
+/* The metrics' view (tpstat_metrics.c): the counts a report would show now. */
+static void metrics_snapshot(void *arg, struct tpstat_mview *v)
+{
+	struct state *s = arg;
+
+	current(s);
+	v->n = env.n;
+	v->ncpu = s->ncpu;
+	for (int i = 0; i < env.n; i++)
+		v->tp[i] = (struct tpstat_mtp){
+			.tp = s->tps[i],
+			.prog = bpf_program__name(s->progs[i]),
+			.prog_fd = bpf_program__fd(s->progs[i]),
+			.hits = total(&s->shown, i),
+			.missed = s->shown.missed[i],
+			.cpu_hits = env.per_cpu ? s->shown.slot[i] : NULL,
+		};
+	v->targets_fd = bpf_map__fd(s->skel->maps.targets);
+	v->targets_max = bpf_map__max_entries(s->skel->maps.targets);
+	v->untracked_forks = __atomic_load_n(&s->skel->bss->untracked_forks, __ATOMIC_RELAXED);
+}
+
 static void unpin(struct state *s)
 {
 	pins_release(&s->pins);
@@ -466,6 +490,10 @@ static int run(struct state *s)
 
 	runloop_init(&rl, "tpstat", env.interval, env.duration, true);
 	rl.keep_going = env.repeat > 0;	/* -r: every end of CMD is recorded, then rerun */
+	if (tpstat_metrics_watch(&rl)) {
+		runloop_finish(&rl);
+		return 1;
+	}
 	if (!env.json && !env.csv && env.interval)
 		fmt_interval_header(stdout);
 	last = rl.start;
@@ -537,6 +565,7 @@ static int run(struct state *s)
 		report(s, &r);
 	}
 
+	status = tpstat_metrics_close(&rl);	/* the textfile's last write: the final counts */
 	runloop_finish(&rl);
 	if (rl.cmd_status > 0) {
 		fprintf(stderr, "tpstat: '%s' exited with status %d\n", s->command, rl.cmd_status);
@@ -611,6 +640,11 @@ int main(int argc, char **argv)
 	if (status)
 		goto out_list;
 	status = util_check_bpf("tpstat", "counting");
+	if (status)
+		goto out_list;
+	/* Before anything is loaded: an address that cannot be had changes nothing. */
+	status = tpstat_metrics_open(env.listen, env.textfile, env.interval ? env.interval : 10,
+				     metrics_snapshot, &s);
 	if (status)
 		goto out_list;
 	util_join_command(env.command, s.command, sizeof(s.command));

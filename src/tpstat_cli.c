@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include "tpstat_cli.h"
+#include "http_serve.h"
 #include "tplist.h"
 #include "cli.h"
 #include "cmd.h"
@@ -20,6 +22,7 @@ static const char doc[] =
 "USAGE: tpstat [-i SECS [-c COUNT] [--summary]] [-d SECS] [-j | -x SEP] [-A] [--pin]\n"
 "              [-a | -p PID,.. | -t TID,.. | -G CGROUP] TRACEPOINT...\n"
 "       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
+"       tpstat [options] [--listen ADDR:PORT] [--textfile PATH] TRACEPOINT...\n"
 "       tpstat -l [-v] [GLOB]\n"
 "\n"
 "A TRACEPOINT is a raw tracepoint name as in BTF (btf_trace_NAME): a trace event's\n"
@@ -29,7 +32,9 @@ static const char doc[] =
 "processes (their threads too), threads, or a cgroup v2 subtree. Counting runs until\n"
 "Ctrl-C, -d SECS, COUNT intervals (-c with -i) or the end of CMD. Hits the kernel\n"
 "did not let the program see are shown as missed: count + missed = hits. SIGUSR1\n"
-"pauses and resumes counting.\n"
+"pauses and resumes counting. --listen serves the counts for Prometheus at\n"
+"http://ADDR:PORT/metrics while counting; --textfile writes them every interval\n"
+"(-i, else 10 s) and at the end, for node_exporter's textfile collector.\n"
 "\n"
 "Exit status: 0 on success, 2 for usage errors, unknown tracepoints, processes or\n"
 "cgroups, and missing privileges, 1 for other errors (including CMD failing).\n"
@@ -42,9 +47,10 @@ static const char doc[] =
 "    tpstat -r 5 sched_switch -- make -j2   # mean and noise over 5 runs\n"
 "    tpstat -A -x, -p 1234 sched_switch     # one CSV row per CPU, for PID 1234\n"
 "    tpstat -a -j tpgen_a -- sh -c 'echo tpgen_a 100 all > /sys/kernel/debug/tpgen/fire'\n"
-"    tpstat --pin -d 60 sched_switch &  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n";
+"    tpstat --pin -d 60 sched_switch &  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n"
+"    tpstat -a --listen 127.0.0.1:9465 pelt_cfs_tp   # curl http://127.0.0.1:9465/metrics\n";
 
-enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST };
+enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_LISTEN, OPT_TEXTFILE };
 
 static const struct argp_option opts[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (optionally matching GLOB)", 0 },
@@ -62,6 +68,8 @@ static const struct argp_option opts[] = {
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
 	{ "hist", OPT_HIST, "TP:EXPR", 0, "Log2 histogram of a field of TP's arguments (tpstat -lv shows them; repeatable)", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under " PIN_DIR " while running", 0 },
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
+	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output; with -l, prototypes", 0 },
 	{},
 };
@@ -140,6 +148,21 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_HIST:
 		parse_hist(arg);
 		break;
+	case OPT_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char why[160];
+
+		if (http_parse_listen(arg, &ss, &len, why, sizeof(why)))
+			util_usage_error("tpstat", "--listen: %s", why);
+		env.listen = arg;
+		break;
+	}
+	case OPT_TEXTFILE:
+		if (!*arg)
+			util_usage_error("tpstat", "--textfile: an empty path");
+		env.textfile = arg;
+		break;
 	case OPT_SUMMARY:
 		env.summary = true;
 		break;
@@ -209,7 +232,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		for (int h = 0; h < env.nhist && !env.list; h++)
 			env.hist[h].idx = name_index(env.hist[h].tp);
 		if (env.list && (env.n || env.command || env.interval || env.duration || env.count ||
-				 env.nhist))
+				 env.nhist || env.listen || env.textfile))
 			util_usage_error("tpstat", "-l takes no other options and no command");
 		if (!env.list && !env.n)
 			util_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");

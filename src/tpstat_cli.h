@@ -41,6 +41,8 @@ struct tpstat_env {
 	char *names[TPSTAT_MAX_TP + 1];
 	int n;
 	const char *glob;
+	const char *listen;	/* --listen ADDR:PORT */
+	const char *textfile;	/* --textfile PATH */
 	int nhist;		/* --hist TP:EXPR */
 	struct {
 		char tp[TP_NAME_LEN];

@@ -82,6 +82,14 @@ is "$(complete_eq cookie-gend --state-dir "$tmp/fs/" | tr '\n' ' ')" "$tmp/fs/di
 	"cookie-gend --state-dir=DIR: the same"
 is "$(complete_words cookie-gend --socket "$tmp/fs/f" | tr '\n' ' ')" "$tmp/fs/file1 " \
 	"cookie-gend --socket PATH: files"
+is "$(complete_words cookie-gend --textfile "$tmp/fs/f" | tr '\n' ' ')" "$tmp/fs/file1 " \
+	"cookie-gend --textfile PATH: files"
+is "$(complete_words cookie-gend --listen "")" "" "cookie-gend --listen ADDR:PORT: nothing to offer"
+is "$(complete_words tpstat --textfile "$tmp/fs/f" | tr '\n' ' ')" "$tmp/fs/file1 " \
+	"tpstat --textfile PATH: files"
+is "$(complete_words tpstat --listen "")" "" "tpstat --listen ADDR:PORT: nothing to offer"
+is "$(complete_words eht-hosts --textfile "$tmp/fs/f" | tr '\n' ' ')" "$tmp/fs/file1 " \
+	"eht-hosts --textfile PATH: files"
 ok $(complete_words cookie --pid "" | grep -qx "$$"; echo $?) "cookie --pid PID: process ids (this one, $$, among them)"
 ok $(complete_words cookie -p "" | grep -qx "$$"; echo $?) "cookie -p PID: the same"
 ok $(complete_eq cookie --pid "" | grep -qx "$$"; echo $?) "cookie --pid=PID: the same"

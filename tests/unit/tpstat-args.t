@@ -27,6 +27,14 @@ usage_error "invalid count '0'" -i 1 -c 0 sched_switch
 usage_error "invalid count 'x'" -i 1 -c x sched_switch
 usage_error "invalid count '-3'" -i 1 -c -3 sched_switch
 usage_error "needs -i" -c 3 sched_switch
+# --listen and --textfile (the metrics): checked before anything is opened or loaded.
+usage_error "--listen: 'localhost:9100' is not ADDR:PORT" --listen localhost:9100 sched_switch
+usage_error "--listen: port '65536' is not a number from 0 to 65535" --listen 127.0.0.1:65536 sched_switch
+usage_error "--listen: '\[::1\]9100' is not ADDR:PORT" --listen '[::1]9100' sched_switch
+usage_error "--listen: '127.0.0.1' is not ADDR:PORT" --listen 127.0.0.1 sched_switch
+usage_error "--textfile: an empty path" --textfile '' sched_switch
+usage_error "-l takes no other options" -l --listen 127.0.0.1:9100
+usage_error "-l takes no other options" -l --textfile /tmp/x.prom
 # Tiny intervals would spin; huge counts would never be reached by an int interval number.
 usage_error "interval 1e-300 s is below the minimum of 0.001 s" -i 1e-300 sched_switch
 usage_error "interval 0x1p-1074 s is below the minimum of 0.001 s" -i 0x1p-1074 sched_switch

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small, bounded HTTP/1.x server for `GET /metrics`, driven by the caller's loop: one
+ * client at a time, a deadline for its whole exchange (a slow or silent client is dropped),
+ * requests of at most HTTP_REQ_MAX bytes, responses rendered on demand into a bounded
+ * buffer, `Connection: close` after each. Nothing here ever blocks: the caller polls
+ * http_serve_fd() (one epoll fd standing for the listening socket and the client) and calls
+ * http_serve_ready() when it is readable, and at least by http_serve_deadline().
+ *
+ *	struct http_serve h;
+ *
+ *	if (http_serve_open(&h, "127.0.0.1:9100", render, arg))	(render writes the families)
+ *		...h.error says why...
+ *	fprintf(stderr, "serving on http://%s/metrics\n", h.bound);
+ *	...poll(http_serve_fd(&h)) in the loop; on readable or a tick: http_serve_ready(&h)...
+ *	http_serve_close(&h);
+ *
+ * Answers: GET or HEAD /metrics (a query string allowed) 200, with OpenMetrics 1.0.0 when
+ * the Accept header names application/openmetrics-text, else Prometheus text 0.0.4; other
+ * paths 404; other methods 405; a malformed request 400; over HTTP_REQ_MAX 431; the
+ * deadline passed 408; an exposition past its bound 500.
+ */
+#ifndef __BAREATOM_HTTP_SERVE_H
+#define __BAREATOM_HTTP_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include "metrics.h"
+
+#define HTTP_REQ_MAX		8192		/* request line and headers */
+#define HTTP_CLIENT_TIMEOUT	3.0		/* seconds from accept to the response sent */
+#define HTTP_DRAIN_MIN		0.5		/* reading what a client still sends after it */
+#define HTTP_BODY_MAX		(16 << 20)	/* the exposition's bound */
+
+/* Write the families of the exposition (the server begins and ends it). */
+typedef void (*http_render_fn)(void *arg, struct metrics *m);
+
+enum http_client_state { HTTP_IDLE, HTTP_READING, HTTP_WRITING, HTTP_DRAINING };
+
+struct http_serve {
+	int lfd, cfd, epfd;
+	enum http_client_state state;
+	double deadline;		/* CLOCK_MONOTONIC seconds, for the current client */
+	double timeout;			/* HTTP_CLIENT_TIMEOUT unless changed after open */
+	char req[HTTP_REQ_MAX + 1];
+	size_t req_len;
+	char head[512];			/* the response's status line and headers */
+	size_t head_len, sent;		/* sent: bytes of head + body written so far */
+	const char *body;		/* m.buf for a 200, else a short static text */
+	size_t body_len;
+	struct metrics m;
+	http_render_fn render;
+	void *arg;
+	char bound[64];			/* "127.0.0.1:41234", "[::1]:9100": port 0 resolved */
+	char error[160];		/* why http_serve_open failed */
+	uint64_t requests, responses[6];	/* by class: [2] 2xx, [4] 4xx, [5] 5xx */
+	uint64_t dropped;		/* clients dropped at the deadline */
+};
+
+/*
+ * Parse ADDR:PORT: a dotted IPv4 address or a bracketed IPv6 one ("[::1]:9100"), or
+ * ":PORT" for every IPv4 address; PORT 0-65535 (0: the kernel picks one). Names are not
+ * resolved. Returns 0, or -1 with a one-line reason in @why.
+ */
+int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len,
+		      char *why, size_t whylen);
+
+/* Listen on @addr (http_parse_listen's syntax). Returns 0, or a negative errno with h->error. */
+int http_serve_open(struct http_serve *h, const char *addr, http_render_fn render, void *arg);
+void http_serve_close(struct http_serve *h);
+
+static inline int http_serve_fd(const struct http_serve *h)
+{
+	return h->epfd;
+}
+
+/* When http_serve_ready() must run at the latest (CLOCK_MONOTONIC seconds), 0 for never. */
+double http_serve_deadline(const struct http_serve *h);
+
+/* Accept, read, answer and drop as far as can be done without blocking. */
+void http_serve_ready(struct http_serve *h);
+
+/*
+ * Write @len bytes of @buf to @path atomically (node_exporter's textfile collector): a
+ * temporary file in the same directory, written, fsynced, renamed over @path, and the
+ * directory fsynced. Returns 0 or a negative errno; @path is left as it was on failure.
+ */
+int metrics_write_textfile(const char *path, const char *buf, size_t len);
+
+#endif /* __BAREATOM_HTTP_SERVE_H */

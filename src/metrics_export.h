@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --listen and --textfile for a tool on the run loop (tpstat, eht-hosts): the HTTP server
+ * and a timerfd (the client's deadline, the textfile's next write) watched by the loop.
+ *
+ *	metrics_export_open(&x, "tool", listen, textfile, period, render, arg);	(before loading)
+ *	runloop_init(&rl, ...); metrics_export_watch(&x, &rl);
+ *	...the loop...; the final report;
+ *	status = metrics_export_close(&x, &rl);		(the textfile's last write)
+ */
+#ifndef __BAREATOM_METRICS_EXPORT_H
+#define __BAREATOM_METRICS_EXPORT_H
+
+#include "http_serve.h"
+#include "runloop.h"
+
+struct metrics_export {
+	const char *prog, *textfile;
+	struct http_serve http;
+	bool http_open;
+	double period, textfile_next;
+	int timer_fd, last_err;
+	http_render_fn render;
+	void *arg;
+};
+
+/*
+ * Open --listen (@listen or NULL: the bound address is said on stderr) and remember
+ * --textfile (@textfile or NULL, rewritten every @period seconds). Returns 0, or 1 after
+ * one line on stderr.
+ */
+int metrics_export_open(struct metrics_export *x, const char *prog, const char *listen,
+			const char *textfile, double period, http_render_fn render, void *arg);
+
+/* Serve from @rl from now on (nothing to do without --listen and --textfile). */
+int metrics_export_watch(struct metrics_export *x, struct runloop *rl);
+
+/* Write the textfile one last time and close; 1 when that write failed (said on stderr). */
+int metrics_export_close(struct metrics_export *x, struct runloop *rl);
+
+#endif /* __BAREATOM_METRICS_EXPORT_H */

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tpstat's exposition. Per scrape: the counts from tpstat's own snapshot (the mmapped
+ * .bss and one bpf_prog_info per program, which it reads for every report anyway), BPF
+ * run time and runs from the same bpf_prog_info when kernel.bpf_stats_enabled is on, and
+ * the fill of the targets hash in batch lookups, never one syscall per key.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "metrics_export.h"
+#include "tpstat_metrics.h"
+#include "util.h"
+
+#define BPF_STATS_SYSCTL "/proc/sys/kernel/bpf_stats_enabled"
+#define BATCH 4096
+
+static struct {
+	struct metrics_export x;
+	tpstat_snapshot_fn snapshot;
+	void *arg;
+	struct tpstat_mview v;
+	__u32 keys[BATCH];
+	__u8 values[BATCH];
+} mx;
+
+static bool bpf_stats_enabled(void)
+{
+	FILE *f = fopen(BPF_STATS_SYSCTL, "r");
+	int on = 0;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%d", &on) != 1)
+		on = 0;
+	fclose(f);
+	return on > 0;
+}
+
+/* Entries in the targets hash: batch lookups of BATCH keys, or -1 when it cannot be read. */
+static long map_entries(int fd)
+{
+	__u32 batch = 0, count;
+	bool first = true;
+	long n = 0;
+
+	for (;;) {
+		int err;
+
+		count = BATCH;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, mx.keys, mx.values,
+					   &count, NULL);
+		first = false;
+		if (err && errno != ENOENT)
+			return -1;
+		n += count;
+		if (err)	/* ENOENT: that was the last batch */
+			return n;
+	}
+}
+
+static void tp_labels(struct metrics_label *l, const struct tpstat_mtp *t)
+{
+	l[0] = (struct metrics_label){ "tracepoint", t->tp->name };
+	l[1] = (struct metrics_label){ "kind", tp_kind_name(t->tp->kind) };
+	l[2] = (struct metrics_label){ "module", t->tp->module };
+}
+
+static void render(void *arg, struct metrics *m)
+{
+	struct tpstat_mview *v = &mx.v;
+	struct metrics_label l[4];
+	double start = util_now();
+	char cpu[16];
+	long entries;
+
+	mx.snapshot(mx.arg, v);
+	metrics_family(m, "bareatom_tracepoint_hits", METRICS_COUNTER, NULL,
+		       "Hits of a raw or bare tracepoint counted by tpstat's BPF program.");
+	for (int i = 0; i < v->n; i++) {
+		tp_labels(l, &v->tp[i]);
+		metrics_u64(m, l, 3, v->tp[i].hits);
+	}
+	metrics_family(m, "bareatom_tracepoint_missed", METRICS_COUNTER, NULL,
+		       "Hits the kernel did not let the program see (recursion misses): "
+		       "hits + missed is every time the tracepoint fired.");
+	for (int i = 0; i < v->n; i++) {
+		tp_labels(l, &v->tp[i]);
+		metrics_u64(m, l, 3, v->tp[i].missed);
+	}
+	if (v->n && v->tp[0].cpu_hits) {
+		metrics_family(m, "bareatom_tracepoint_cpu_hits", METRICS_COUNTER, NULL,
+			       "Hits per CPU (tpstat -A).");
+		for (int i = 0; i < v->n; i++) {
+			tp_labels(l, &v->tp[i]);
+			for (int c = 0; c < v->ncpu; c++) {
+				snprintf(cpu, sizeof(cpu), "%d", c);
+				l[3] = (struct metrics_label){ "cpu", cpu };
+				metrics_u64(m, l, 4, v->tp[i].cpu_hits[c]);
+			}
+		}
+	}
+	if (bpf_stats_enabled()) {
+		struct bpf_prog_info info[TPSTAT_MAX_TP];
+
+		for (int i = 0; i < v->n; i++) {
+			__u32 len = sizeof(info[i]);
+
+			memset(&info[i], 0, sizeof(info[i]));
+			bpf_obj_get_info_by_fd(v->tp[i].prog_fd, &info[i], &len);
+		}
+		metrics_family(m, "bareatom_bpf_run_seconds", METRICS_COUNTER, "seconds",
+			       "Time spent in the BPF program while kernel.bpf_stats_enabled was on.");
+		for (int i = 0; i < v->n; i++) {
+			l[0] = (struct metrics_label){ "program", v->tp[i].prog };
+			l[1] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
+			metrics_double(m, l, 2, info[i].run_time_ns / 1e9);
+		}
+		metrics_family(m, "bareatom_bpf_runs", METRICS_COUNTER, NULL,
+			       "Runs of the BPF program while kernel.bpf_stats_enabled was on.");
+		for (int i = 0; i < v->n; i++) {
+			l[0] = (struct metrics_label){ "program", v->tp[i].prog };
+			l[1] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
+			metrics_u64(m, l, 2, info[i].run_cnt);
+		}
+	}
+	entries = v->targets_fd >= 0 ? map_entries(v->targets_fd) : -1;
+	l[0] = (struct metrics_label){ "map", "targets" };
+	if (entries >= 0) {
+		metrics_family(m, "bareatom_bpf_map_entries", METRICS_GAUGE, NULL,
+			       "Entries in tpstat's hash of followed processes or threads.");
+		metrics_u64(m, l, 1, entries);
+	}
+	metrics_family(m, "bareatom_bpf_map_max_entries", METRICS_GAUGE, NULL,
+		       "Room in tpstat's hash of followed processes or threads.");
+	metrics_u64(m, l, 1, v->targets_max);
+	metrics_family(m, "bareatom_bpf_map_update_failures", METRICS_COUNTER, NULL,
+		       "Updates the full hash refused: forks not followed, their events not counted.");
+	metrics_u64(m, l, 1, v->untracked_forks);
+	metrics_family(m, "bareatom_scrape_duration_seconds", METRICS_GAUGE, "seconds",
+		       "Time this exposition took to gather, up to this line.");
+	metrics_double(m, NULL, 0, util_now() - start);
+}
+
+int tpstat_metrics_open(const char *listen, const char *textfile, double period,
+			tpstat_snapshot_fn snapshot, void *arg)
+{
+	mx.snapshot = snapshot;
+	mx.arg = arg;
+	return metrics_export_open(&mx.x, "tpstat", listen, textfile, period, render, NULL);
+}
+
+int tpstat_metrics_watch(struct runloop *rl)
+{
+	return metrics_export_watch(&mx.x, rl);
+}
+
+int tpstat_metrics_close(struct runloop *rl)
+{
+	return metrics_export_close(&mx.x, rl);
+}

@@ -1,0 +1,122 @@
+#!/bin/bash
+# A real Prometheus (Debian bookworm's 2.42, the host's, shared in by tests/run-all at
+# /mnt/share/prometheus) scrapes tpstat and cookie-gend while tpgen fires a known count
+# and the test draws a known number of cookies; its HTTP API must then give exactly those
+# totals, and a histogram's _count and _sum. Prometheus asks for OpenMetrics first, so this
+# is also the check of our OpenMetrics text by a strict parser (promtool 2.42 reads 0.0.4).
+. "$(dirname "$0")/tap.sh"
+prom=/mnt/share/prometheus/prometheus
+tp_port=9465 cg_port=9464 prom_port=9090
+work=$(mktemp -d)
+
+if [ ! -x $prom ]; then
+	ok 1 "no Prometheus at $prom: run under tests/run-all (run-vm --share build/share, make prom-share)"
+	done_testing
+	exit 1
+fi
+
+wait_daemon() {
+	for _ in $(seq 300); do
+		cookie --stats >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+set_daemon_args() {
+	mkdir -p /run/systemd/system/cookie-gend.service.d
+	if [ -n "$1" ]; then
+		printf '[Service]\nExecStart=\nExecStart=/usr/sbin/cookie-gend --foreground %s\n' "$1" \
+			>/run/systemd/system/cookie-gend.service.d/args.conf
+	else
+		rm -f /run/systemd/system/cookie-gend.service.d/args.conf
+	fi
+	systemctl daemon-reload && systemctl restart cookie-gend && wait_daemon
+}
+# get PORT PATH: the body of an HTTP/1.0 GET (no chunking, the server closes).
+get() {
+	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && printf "GET %s HTTP/1.0\r\n\r\n" "$2" >&3 && cat <&3' \
+		_ "$1" "$2" 2>/dev/null | tr -d '\r' | sed '1,/^$/d'
+}
+# query PROMQL: the value of its first series, as Prometheus' HTTP API gives it.
+query() {
+	get $prom_port "/api/v1/query?query=$(jq -rn --arg q "$1" '$q | @uri')" |
+		jq -r '.data.result[0].value[1] // empty' 2>/dev/null
+}
+# wait_value PROMQL WANT: until Prometheus has scraped WANT (60 s at most); prints the last value.
+wait_value() {
+	local v=""
+	for _ in $(seq 120); do
+		v=$(query "$1")
+		[ "$v" = "$2" ] && break
+		sleep 0.5
+	done
+	echo "$v"
+}
+
+modprobe tpgen
+set_daemon_args "--listen 127.0.0.1:$cg_port"
+ok $? "cookie-gend serves metrics on 127.0.0.1:$cg_port"
+tpstat -a --listen 127.0.0.1:$tp_port tpgen_a >"$work/tpstat.out" 2>"$work/tpstat.err" & tp_pid=$!
+
+cat >"$work/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: tpstat
+    static_configs: [{ targets: ['127.0.0.1:$tp_port'] }]
+  - job_name: cookie-gend
+    static_configs: [{ targets: ['127.0.0.1:$cg_port'] }]
+EOF
+$prom --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/data" \
+	--web.listen-address=127.0.0.1:$prom_port --log.level=warn >"$work/prom.log" 2>&1 & prom_pid=$!
+for _ in $(seq 240); do
+	[ "$(get $prom_port /-/ready)" = "Prometheus Server is Ready." ] && break
+	sleep 0.5
+done
+is "$(get $prom_port /-/ready)" "Prometheus Server is Ready." "Prometheus $($prom --version 2>&1 | awk 'NR == 1 { print $3 }') is up"
+is "$(wait_value 'up{job="tpstat"}' 1)" 1 "it scrapes tpstat (up 1)"
+is "$(wait_value 'up{job="cookie-gend"}' 1)" 1 "it scrapes cookie-gend (up 1)"
+
+# The known counts: tpgen fires on every CPU; the test draws cookies over the socket.
+a0=$(tpgen_stat tpgen_a)
+echo "tpgen_a 25000 all" > $TPGEN/fire
+fired=$(($(tpgen_stat tpgen_a) - a0))
+cookie -n 1000 --socket-only >/dev/null && cookie -n 234 --socket-only >/dev/null &&
+	cookie --socket-only >/dev/null
+ok $? "drew 1000 + 234 + 1 cookies over the socket"
+is "$(wait_value 'bareatom_tracepoint_hits_total{job="tpstat",tracepoint="tpgen_a"}' $fired)" "$fired" \
+	"Prometheus has tpstat's hits{tpgen_a} = what tpgen fired ($(nproc) x 25000)"
+diag "$ curl 'http://127.0.0.1:$prom_port/api/v1/query?query=bareatom_tracepoint_hits_total'"
+diag "$(get $prom_port "/api/v1/query?query=bareatom_tracepoint_hits_total")"
+is "$(wait_value 'bareatom_tracepoint_missed_total{job="tpstat",tracepoint="tpgen_a"}' 0)" 0 "and missed 0"
+is "$(wait_value 'bareatom_cookie_served_total{job="cookie-gend",source="socket"}' 1235)" 1235 \
+	"Prometheus has cookie-gend's served{socket} = the 1235 cookies drawn"
+is "$(wait_value 'bareatom_cookie_get_size_count{job="cookie-gend"}' 3)" 3 \
+	"a histogram's _count: the 3 GETs"
+is "$(wait_value 'bareatom_cookie_get_size_sum{job="cookie-gend"}' 1235)" 1235 "its _sum: their 1235 cookies"
+is "$(wait_value 'bareatom_cookie_get_size_bucket{job="cookie-gend",le="512.0"}' 2)" 2 \
+	"its bucket le=512: the GETs of 1 and 234"
+# Median of 1, 234, 1000: rank 1.5 in the bucket (128, 256], interpolated to 192.
+is "$(wait_value 'histogram_quantile(0.5, bareatom_cookie_get_size_bucket{job="cookie-gend"})' 192)" 192 \
+	"PromQL's histogram_quantile reads its buckets (median 192)"
+
+# What the parser made of it: OpenMetrics names a counter family without _total, so the
+# metadata is under the family name only when Prometheus parsed OpenMetrics.
+meta=$(get $prom_port "/api/v1/metadata?metric=bareatom_tracepoint_hits")
+is "$(jq -r '.data.bareatom_tracepoint_hits[0].type' <<<"$meta")" counter \
+	"Prometheus parsed the OpenMetrics exposition (metadata of the family bareatom_tracepoint_hits)"
+is "$(get $prom_port "/api/v1/metadata?metric=bareatom_cookie_get_size" | jq -r '.data.bareatom_cookie_get_size[0].type')" \
+	histogram "and knows bareatom_cookie_get_size as a histogram"
+targets=$(get $prom_port /api/v1/targets)
+is "$(jq -r '[.data.activeTargets[] | .lastError] | join("|")' <<<"$targets")" "|" "no scrape errors on either target"
+
+kill $prom_pid; wait $prom_pid 2>/dev/null
+kill -INT $tp_pid; wait $tp_pid
+is "$?" 0 "tpstat ends cleanly after being scraped"
+final=$(awk '$1 == "tpgen_a" { c = $4 } END { gsub(",", "", c); print c }' "$work/tpstat.out")
+is "$final" "$fired" "tpstat's own final count agrees ($final)"
+set_daemon_args ""
+ok $? "cookie-gend back to its default arguments"
+rm -rf "$work"
+done_testing

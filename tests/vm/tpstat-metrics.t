@@ -1,0 +1,139 @@
+#!/bin/bash
+# tpstat --listen and --textfile: the served hits equal exactly what tpgen fired, per CPU
+# with -A, BPF run counts with kernel.bpf_stats_enabled, the targets map's fill, both
+# formats, a silent client that does not stop counting, the textfile's final counts, and
+# promtool on what is served and written (promtool shared in by tests/run-all).
+. "$(dirname "$0")/tap.sh"
+promtool=/mnt/share/prometheus/promtool
+work=$(mktemp -d)
+modprobe tpgen
+
+http() {
+	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && { printf "%b" "$2" >&3; cat <&3; }' _ "$port" "$1"
+}
+scrape() {
+	http "GET /metrics HTTP/1.1\r\n${1:+Accept: $1\r\n}\r\n" | tr -d '\r' | sed '1,/^$/d'
+}
+sample() { awk -v k="$1" '$1 == k { print $2 }'; }
+# start_tpstat LOG ARGS...: tpstat in the background; sets tp_pid and port (from its stderr)
+start_tpstat() {
+	local log=$1; shift
+	tpstat "$@" >"$log.out" 2>"$log" & tp_pid=$!
+	port=""
+	for _ in $(seq 300); do
+		port=$(sed -n 's|^tpstat: metrics on http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' "$log")
+		[ -n "$port" ] && break
+		sleep 0.1
+	done
+	# The listener is opened before the programs attach: wait for the first hits to count.
+	for _ in $(seq 300); do
+		[ -n "$port" ] && scrape | grep -q '^bareatom_tracepoint_hits_total' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+promcheck() {	# promtool check metrics FILE DESCRIPTION
+	local out
+	if [ -x $promtool ]; then
+		out=$($promtool check metrics <"$1" 2>&1)
+		ok $? "$2${out:+: $out}"
+	else
+		ok 1 "$2: no $promtool (run under tests/run-all, which shares it)"
+	fi
+}
+tp='{tracepoint="tpgen_a",kind="bare",module="tpgen"}'
+tpb='{tracepoint="tpgen_b",kind="bare",module="tpgen"}'
+ncpu=$(nproc)
+
+# System wide, port 0, a textfile every 0.2 s.
+start_tpstat "$work/a" -a -i 0.2 --summary --listen 127.0.0.1:0 --textfile "$work/tpstat.prom" tpgen_a tpgen_b
+ok $? "tpstat --listen 127.0.0.1:0 prints the port it got ($port)"
+a0=$(tpgen_stat tpgen_a) b0=$(tpgen_stat tpgen_b)
+echo "tpgen_a 20000 all" > $TPGEN/fire
+echo "tpgen_b 2500" > $TPGEN/fire
+body=$(scrape)
+is "$(sample "bareatom_tracepoint_hits_total$tp" <<<"$body")" "$(($(tpgen_stat tpgen_a) - a0))" \
+	"hits{tpgen_a} equals what tpgen fired (20000 on each of $ncpu CPUs)"
+is "$(sample "bareatom_tracepoint_hits_total$tpb" <<<"$body")" "$(($(tpgen_stat tpgen_b) - b0))" \
+	"hits{tpgen_b} equals what tpgen fired (2500)"
+is "$(sample "bareatom_tracepoint_missed_total$tp" <<<"$body")" 0 "missed{tpgen_a} 0 (nothing nested)"
+is "$(sample 'bareatom_bpf_map_entries{map="targets"}' <<<"$body")" 0 "system wide: the targets map is empty"
+is "$(sample 'bareatom_bpf_map_max_entries{map="targets"}' <<<"$body")" 16384 "and has room for 16384"
+is "$(sample 'bareatom_bpf_map_update_failures_total{map="targets"}' <<<"$body")" 0 "no update refused"
+grep -qE '^bareatom_scrape_duration_seconds [0-9.e-]+$' <<<"$body"
+ok $? "the scrape reports its own duration"
+is "$(grep -c '^bareatom_tracepoint_cpu_hits_total' <<<"$body")" 0 "no per-CPU series without -A"
+printf '%s\n' "$body" >"$work/served.prom"
+promcheck "$work/served.prom" "promtool check metrics passes the 0.0.4 exposition"
+om=$(scrape 'application/openmetrics-text;version=1.0.0')
+is "$(tail -n1 <<<"$om")" "# EOF" "OpenMetrics when asked, ending in # EOF"
+is "$(grep -c '^# TYPE bareatom_tracepoint_hits counter$' <<<"$om")" 1 "OpenMetrics: the family named without _total"
+
+# A silent client does not stop counting, and the scrape after it is exact.
+exec 5<>/dev/tcp/127.0.0.1/$port
+echo "tpgen_a 1000" > $TPGEN/fire
+is "$(scrape | sample "bareatom_tracepoint_hits_total$tp")" "$(($(tpgen_stat tpgen_a) - a0))" \
+	"with a silent client connected, counting and the next scrape go on"
+is "$(timeout 20 head -n1 <&5 | tr -d '\r')" "HTTP/1.1 408 Request Timeout" "the silent client got 408"
+exec 5<&-
+is "$(http 'GET /nope HTTP/1.1\r\n\r\n' | head -n1 | tr -d '\r')" "HTTP/1.1 404 Not Found" "GET /nope: 404"
+is "$(http 'DELETE /metrics HTTP/1.1\r\n\r\n' | head -n1 | tr -d '\r')" "HTTP/1.1 405 Method Not Allowed" "DELETE: 405"
+is "$(http '\r\n\r\n' | head -n1 | tr -d '\r')" "HTTP/1.1 400 Bad Request" "an empty request line: 400"
+is "$(http "GET /metrics HTTP/1.1\r\nX: $(head -c 9000 /dev/zero | tr '\0' a)\r\n\r\n" | head -n1 | tr -d '\r')" \
+	"HTTP/1.1 431 Request Header Fields Too Large" "a 9 KB request: 431"
+
+# The end: the final textfile holds the counts of tpstat's own final report.
+kill -INT $tp_pid; wait $tp_pid; rc=$?
+is "$rc" 0 "tpstat ends with status 0 on SIGINT"
+final_a=$(awk '$1 == "tpgen_a" { c = $4 } END { gsub(",", "", c); print c }' "$work/a.out")
+is "$(sample "bareatom_tracepoint_hits_total$tp" <"$work/tpstat.prom")" "$final_a" \
+	"the textfile's last write holds the final count ($final_a)"
+is "$final_a" "$(($(tpgen_stat tpgen_a) - a0))" "which is what tpgen fired"
+promcheck "$work/tpstat.prom" "promtool check metrics passes the textfile"
+is "$(ls -A "$work" | grep -c '^\.tpstat')" 0 "no temporary file left beside the textfile"
+
+# -A: per-CPU hits that add up to the total; BPF run counts with bpf_stats on.
+sysctl -q -w kernel.bpf_stats_enabled=1
+start_tpstat "$work/A" -a -A --listen 127.0.0.1:0 tpgen_a
+ok $? "tpstat -A --listen"
+a0=$(tpgen_stat tpgen_a)
+echo "tpgen_a 3000 all" > $TPGEN/fire
+body=$(scrape)
+hits=$(sample "bareatom_tracepoint_hits_total$tp" <<<"$body")
+is "$hits" "$(($(tpgen_stat tpgen_a) - a0))" "-A: hits equal what tpgen fired"
+is "$(grep -c '^bareatom_tracepoint_cpu_hits_total{tracepoint="tpgen_a",kind="bare",module="tpgen",cpu="[0-9]*"}' <<<"$body")" \
+	"$ncpu" "-A: one cpu_hits series per CPU ($ncpu)"
+is "$(awk '/^bareatom_tracepoint_cpu_hits_total/ { s += $2 } END { print s }' <<<"$body")" "$hits" \
+	"-A: the per-CPU hits add up to the total"
+for c in $(seq 0 $((ncpu - 1))); do
+	is "$(sample "bareatom_tracepoint_cpu_hits_total{tracepoint=\"tpgen_a\",kind=\"bare\",module=\"tpgen\",cpu=\"$c\"}" <<<"$body")" \
+		3000 "-A: CPU $c counted its 3000"
+done
+is "$(sample 'bareatom_bpf_runs_total{program="tpstat_0",tracepoint="tpgen_a"}' <<<"$body")" "$hits" \
+	"bpf_stats on: the program ran once per hit"
+awk '$1 == "bareatom_bpf_run_seconds_total{program=\"tpstat_0\",tracepoint=\"tpgen_a\"}" && $2 > 0 { f = 1 } END { exit !f }' <<<"$body"
+ok $? "and its run time is there, above 0"
+printf '%s\n' "$body" >"$work/served-A.prom"
+promcheck "$work/served-A.prom" "promtool check metrics passes the -A exposition"
+kill -INT $tp_pid; wait $tp_pid
+sysctl -q -w kernel.bpf_stats_enabled=0
+
+# -- CMD: the targets map holds CMD's processes while it runs (sh and its sleep).
+start_tpstat "$work/cmd" --listen 127.0.0.1:0 tpgen_a -- sh -c 'sleep 5; true'
+ok $? "tpstat --listen -- CMD"
+is "$(scrape | sample 'bareatom_bpf_map_entries{map="targets"}')" 2 \
+	"-- CMD: the targets map holds sh and its sleep"
+kill -INT $tp_pid; wait $tp_pid
+
+# Usage errors: one line, exit 2; an address that cannot be had: exit 1, nothing loaded.
+err_case 2 "names are not resolved" "tpstat --listen localhost:1" tpstat --listen localhost:1 tpgen_a
+err_case 2 "port '70000' is not a number" "tpstat --listen 127.0.0.1:70000" tpstat --listen 127.0.0.1:70000 tpgen_a
+err_case 2 "an empty path" "tpstat --textfile ''" tpstat --textfile '' tpgen_a
+err_case 2 "-l takes no other options" "tpstat -l --listen" tpstat -l --listen 127.0.0.1:1
+err_case 1 "cannot listen on 192.0.2.1:9465: Cannot assign requested address" \
+	"tpstat --listen on an address not here" tpstat --listen 192.0.2.1:9465 -d 1 tpgen_a
+err_case 1 "cannot write $work/missing/x.prom: No such file or directory" \
+	"tpstat --textfile in a missing directory: says so once" tpstat -d 0.3 -i 0.1 --textfile "$work/missing/x.prom" tpgen_a
+
+rm -rf "$work"
+done_testing
