@@ -4,7 +4,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "tpstat_fmt.h"
 #include "tpstat_cli.h"
 #include "tpstat_target.h"
+#include "tpstat_names.h"
 #include "pins.h"
 #include "bpf_util.h"
 #include "clock.h"
@@ -28,137 +28,6 @@
 #include "json.h"
 #include "tpstat_metrics.h"
 #include "http_serve.h"
-
-/* The kernel's raw tracepoints, or one line saying why not (the caller exits 1). */
-static int load_tracepoints(struct tp_list *l)
-{
-	int err = tplist_load(l);
-
-	if (err == -ENOENT)
-		fprintf(stderr, "tpstat: this kernel has no BTF (" TP_BTF_DIR "/vmlinux): "
-			"it needs CONFIG_DEBUG_INFO_BTF=y\n");
-	else if (err)
-		fprintf(stderr, "tpstat: cannot read the kernel's BTF: %s\n", strerror(-err));
-	return err;
-}
-
-/* -lv: @tp's arguments, or false when its BTF cannot tell (a module unloading under us). */
-static bool proto_of(struct tpfield_btfs *btfs, const struct tp_info *tp, struct tpfield_proto *p)
-{
-	const struct btf *btf = tpfield_btf(btfs, tp->module);
-
-	return btf && !tpfield_proto(btf, tp->name, p);
-}
-
-static void list_json(struct json *j, struct tpfield_btfs *btfs, const struct tp_info *tp)
-{
-	struct tpfield_proto p;
-	char proto[1024];
-
-	json_object_begin(j);
-	json_string_field(j, "name", tp->name);
-	fmt_json_kind_field(j, tp->kind);
-	json_string_field(j, "module", tp->module);
-	if (env.verbose) {
-		if (proto_of(btfs, tp, &p)) {
-			tpfield_proto_str(tp->name, &p, proto, sizeof(proto));
-			json_string_field(j, "proto", proto);
-			json_bool_field(j, "arg_names", p.named);
-			json_array_field_begin(j, "args");
-			for (int i = 0; i < p.nargs; i++) {
-				json_object_begin(j);
-				json_string_field(j, "name", p.args[i].name);
-				json_string_field(j, "type", p.args[i].type);
-				json_object_end(j);
-			}
-			json_array_end(j);
-		} else {
-			json_null_field(j, "proto");
-		}
-	}
-	json_object_end(j);
-}
-
-static void list_text(struct tpfield_btfs *btfs, const struct tp_info *tp)
-{
-	struct tpfield_proto p;
-	char proto[1024];
-
-	if (!env.verbose) {
-		printf("%-40s %-5s %s\n", tp->name, tp_kind_name(tp->kind), tp->module);
-		return;
-	}
-	if (proto_of(btfs, tp, &p))
-		tpfield_proto_str(tp->name, &p, proto, sizeof(proto));
-	else
-		snprintf(proto, sizeof(proto), "%s(?)", tp->name);
-	printf("%-5s %-12s %s\n", tp_kind_name(tp->kind), tp->module, proto);
-}
-
-static int list_tracepoints(void)
-{
-	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
-	struct tp_list l;
-	struct json j;
-	int shown = 0;
-
-	if (load_tracepoints(&l))
-		return 1;
-	tplist_sort(&l);
-	json_init(&j, stdout);
-	if (env.json)
-		json_array_begin(&j);
-	else if (env.verbose)
-		printf("%-5s %-12s %s\n", "KIND", "MODULE", "PROTOTYPE");
-	else
-		printf("%-40s %-5s %s\n", "TRACEPOINT", "KIND", "MODULE");
-	for (size_t i = 0; i < l.n; i++) {
-		const struct tp_info *tp = &l.tps[i];
-
-		if (env.glob && fnmatch(env.glob, tp->name, 0))
-			continue;
-		if (env.json)
-			list_json(&j, &btfs, tp);
-		else
-			list_text(&btfs, tp);
-		shown++;
-	}
-	if (env.json)
-		json_array_end(&j);	/* ends the line */
-	tpfield_btfs_free(&btfs);
-	tplist_free(&l);
-	if (!shown && env.glob) {
-		fprintf(stderr, "tpstat: no tracepoint matches '%s'\n", env.glob);
-		return 1;
-	}
-	return 0;
-}
-
-/* Resolve every name to a tracepoint; explain the first that does not exist. */
-static int resolve_names(const struct tp_list *l, const struct tp_info **tps)
-{
-	for (int i = 0; i < env.n; i++) {
-		const char *sugg[3];
-		char module[TP_MODULE_LEN];
-		int ns;
-
-		tps[i] = tplist_find(l, env.names[i]);
-		if (tps[i])
-			continue;
-		if (tplist_find_unloaded(env.names[i], module, sizeof(module))) {
-			fprintf(stderr, "tpstat: tracepoint '%s' belongs to module %s, which is not loaded "
-				"(modprobe %s)\n", env.names[i], module, module);
-			return EXIT_USAGE;
-		}
-		ns = tplist_suggest(l, env.names[i], sugg, 3);
-		fprintf(stderr, "tpstat: unknown tracepoint '%s'", env.names[i]);
-		for (int k = 0; k < ns; k++)
-			fprintf(stderr, "%s%s", k ? (k == ns - 1 ? " or " : ", ") : "; did you mean ", sugg[k]);
-		fprintf(stderr, "%s\n", ns ? "?" : " (tpstat -l lists them)");
-		return EXIT_USAGE;
-	}
-	return 0;
-}
 
 /* What the kernel counted for each tracepoint: per-CPU slots and the program's misses. */
 struct counts {
@@ -574,31 +443,6 @@ static int run(struct state *s)
 	return status;
 }
 
-/* --hist: each EXPR against its tracepoint's arguments in BTF (one line and exit 2 if not). */
-static int compile_fields(struct state *s)
-{
-	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
-	char err[TPFIELD_ERR_LEN];
-	int status = 0;
-
-	for (int h = 0; h < env.nhist && !status; h++) {
-		const struct tp_info *tp = s->tps[env.hist[h].idx];
-		const struct btf *btf = tpfield_btf(&btfs, tp->module);
-		struct tpfield_proto p;
-
-		if (!btf || tpfield_proto(btf, tp->name, &p)) {
-			fprintf(stderr, "tpstat: --hist %s:%s: cannot read the prototype of %s from BTF\n",
-				tp->name, env.hist[h].expr, tp->name);
-			status = 1;
-		} else if (tpfield_compile(btf, &p, env.hist[h].expr, &s->fields[h], err, sizeof(err))) {
-			fprintf(stderr, "tpstat: --hist %s:%s: %s\n", tp->name, env.hist[h].expr, err);
-			status = EXIT_USAGE;
-		}
-	}
-	tpfield_btfs_free(&btfs);
-	return status;
-}
-
 /* The compiled fields into .rodata, before load. */
 static void set_fields(struct state *s)
 {
@@ -626,17 +470,17 @@ int main(int argc, char **argv)
 	tpstat_parse_args(argc, argv);
 	util_setup_libbpf(env.verbose);
 	if (env.list)
-		return list_tracepoints();
+		return tpstat_list();
 
-	if (load_tracepoints(&l))
+	if (tpstat_load_tracepoints(&l))
 		return 1;
-	status = resolve_names(&l, s.tps);
+	status = tpstat_resolve_names(&l, s.tps);
 	if (status)
 		goto out_list;
 	status = tpstat_check_targets();
 	if (status)
 		goto out_list;
-	status = compile_fields(&s);
+	status = tpstat_compile_fields(s.tps, s.fields);
 	if (status)
 		goto out_list;
 	status = util_check_bpf("tpstat", "counting");

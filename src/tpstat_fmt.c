@@ -148,12 +148,32 @@ static void json_hist(struct json *j, const struct tpstat_hist_row *h)
 	json_object_end(j);
 }
 
+/* "[L, H]" of bucket @b, or "[V]" when it holds one value. */
+static void hist_range(int b, bool is_signed, char *buf, size_t len)
+{
+	__s64 lo, hi;
+	__u64 ulo, uhi;
+
+	fmt_hist_bounds(b, is_signed, &lo, &hi, &ulo, &uhi);
+	if (!is_signed && b <= 64) {
+		if (ulo == uhi)
+			snprintf(buf, len, "[%llu]", (unsigned long long)ulo);
+		else
+			snprintf(buf, len, "[%llu, %llu]", (unsigned long long)ulo,
+				 (unsigned long long)uhi);
+	} else if (lo == hi) {
+		snprintf(buf, len, "[%lld]", (long long)lo);
+	} else {
+		snprintf(buf, len, "[%lld, %lld]", (long long)lo, (long long)hi);
+	}
+}
+
 /* A bar chart of @h, from its lowest non-empty bucket to its highest, as bpftrace draws. */
 static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 {
-	char num[32], lo_s[48], range[112];
+	char num[32], range[112];
+	int first = -1, last = -1, rw = 0, cw = 0;
 	__u64 top = 0;
-	int first = -1, last = -1;
 
 	fprintf(f, " %s:%s  samples %s", tp, h->expr, fmt_thousands(num, sizeof(num), h->samples));
 	if (h->samples && h->is_signed)
@@ -169,7 +189,8 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 		fprintf(f, ", min/max updates lost %llu", (unsigned long long)h->minmax_lost);
 	fputs("\n", f);
 	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
-		__u64 c = h->buckets[hist_order(i)];
+		int b = hist_order(i);
+		__u64 c = h->buckets[b];
 
 		if (!c)
 			continue;
@@ -179,26 +200,21 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 		if (c > top)
 			top = c;
 	}
+	/* Columns as wide as the widest range and count shown. */
+	for (int i = first; first >= 0 && i <= last; i++) {
+		int b = hist_order(i), n;
+
+		hist_range(b, h->is_signed, range, sizeof(range));
+		n = (int)strlen(range);
+		rw = n > rw ? n : rw;
+		n = (int)strlen(fmt_thousands(num, sizeof(num), h->buckets[b]));
+		cw = n > cw ? n : cw;
+	}
 	for (int i = first; first >= 0 && i <= last; i++) {
 		int b = hist_order(i), bar = (int)((h->buckets[b] * 40 + top - 1) / top);
-		__s64 lo, hi;
-		__u64 ulo, uhi;
 
-		fmt_hist_bounds(b, h->is_signed, &lo, &hi, &ulo, &uhi);
-		if (!h->is_signed && b <= 64) {
-			snprintf(lo_s, sizeof(lo_s), "%llu", (unsigned long long)ulo);
-			if (ulo == uhi)
-				snprintf(range, sizeof(range), "[%s]", lo_s);
-			else
-				snprintf(range, sizeof(range), "[%s, %llu]", lo_s, (unsigned long long)uhi);
-		} else {
-			snprintf(lo_s, sizeof(lo_s), "%lld", (long long)lo);
-			if (lo == hi)
-				snprintf(range, sizeof(range), "[%s]", lo_s);
-			else
-				snprintf(range, sizeof(range), "[%s, %lld]", lo_s, (long long)hi);
-		}
-		fprintf(f, "  %-44s %15s |%-40.*s|\n", range,
+		hist_range(b, h->is_signed, range, sizeof(range));
+		fprintf(f, "  %-*s %*s |%-40.*s|\n", rw, range, cw,
 			fmt_thousands(num, sizeof(num), h->buckets[b]), bar,
 			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
 	}

@@ -99,6 +99,26 @@ int main(void)
 
 			fmt_json(mf, &r);
 			fclose(mf);
+			{
+				char *tab;
+				size_t tlen;
+				FILE *tf = open_memstream(&tab, &tlen);
+
+				r.final = true;
+				fmt_table(tf, &r);
+				fclose(tf);
+				ASSERT_STRSTR(tab, " t:x  samples 3, sum 2, min -5, max 7\n"
+					      "  [-7, -4] 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+					      "  [-3, -2] 0 |                                        |\n"
+					      "  [-1]     0 |                                        |\n"
+					      "  [0]      1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+					      "  [1]      0 |                                        |\n"
+					      "  [2, 3]   0 |                                        |\n"
+					      "  [4, 7]   1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n",
+					      "table: a bar per bucket from the lowest to the highest, "
+					      "empty ones between");
+				free(tab);
+			}
 			ASSERT_STRSTR(text, "\"hist\":[{\"expr\":\"x\",\"samples\":3,\"errors\":0,\"sum\":2,"
 				      "\"min\":-5,\"max\":7,\"buckets\":[{\"low\":-7,\"high\":-4,\"count\":1},"
 				      "{\"low\":0,\"high\":0,\"count\":1},{\"low\":4,\"high\":7,\"count\":1}]}]",

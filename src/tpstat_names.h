@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The tracepoints tpstat names: listed (-l, -lv), resolved, and their --hist fields. */
+#ifndef __BAREATOM_TPSTAT_NAMES_H
+#define __BAREATOM_TPSTAT_NAMES_H
+
+#include "tplist.h"
+#include "tpfield.h"
+
+/* The kernel's raw tracepoints, or one line saying why not (then the caller exits 1). */
+int tpstat_load_tracepoints(struct tp_list *l);
+
+/* tpstat -l [-v] [-j] [GLOB]: the exit status. */
+int tpstat_list(void);
+
+/*
+ * The tracepoint of each name in env.names, into @tps; for the first that does not exist,
+ * one line (a module to load, or the closest names) and EXIT_USAGE.
+ */
+int tpstat_resolve_names(const struct tp_list *l, const struct tp_info **tps);
+
+/*
+ * --hist: compile each env.hist[] EXPR against its tracepoint's arguments in BTF into
+ * @fields. Returns 0, EXIT_USAGE after one line naming what exists instead, or 1.
+ */
+int tpstat_compile_fields(const struct tp_info *const *tps, struct tpfield *fields);
+
+#endif /* __BAREATOM_TPSTAT_NAMES_H */
