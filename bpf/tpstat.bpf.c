@@ -28,6 +28,18 @@ const volatile __u32 nhist = 0;
 const volatile struct tpstat_field hist_field[TPSTAT_MAX_HIST] = {};
 struct tpstat_hist hists[TPSTAT_MAX_HIST];
 
+/* Set before load: --by tables (by_counts is sized to 1 entry when there are none). */
+const volatile __u32 nby = 0;
+const volatile struct tpstat_by by_spec[TPSTAT_MAX_BY] = {};
+struct tpstat_by_stats by_stats[TPSTAT_MAX_BY];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TPSTAT_BY_ENTRIES);
+	__type(key, struct tpstat_key);
+	__type(value, __u64);
+} by_counts SEC(".maps");
+
 struct tpstat_slot slots[TPSTAT_NR_SLOTS];
 struct tpstat_tp tps[TPSTAT_MAX_TP];
 /*
@@ -104,37 +116,102 @@ static __always_inline __u64 ctx_arg(const __u64 *args, __u32 arg)
 	}
 }
 
+/* Follow @f's reads from its argument: true and the integer in *@out, or false when one failed. */
+static __always_inline bool read_field(const volatile struct tpstat_field *f, const __u64 *args,
+				       __u64 *out)
+{
+	__u64 cur, v;
+	bool ok = true;
+
+	cur = v = ctx_arg(args, f->arg);
+	for (__u32 s = 0; s < TPSTAT_FIELD_STEPS && ok; s++) {
+		__u32 size = f->steps[s].size;
+
+		if (s >= f->nsteps)
+			break;
+		v = 0;
+		ok = size <= sizeof(v) &&
+		     !bpf_probe_read_kernel(&v, size, (void *)(cur + f->steps[s].off));
+		cur = v;
+	}
+	*out = tpstat_field_value(f, v);
+	return ok;
+}
+
 /*
- * The --hist fields of tracepoint @idx: follow each field's reads from its argument and
- * record the value, or count the event as an error when a read fails (never silently
- * short: samples + errors = the count).
+ * The --hist fields of tracepoint @idx: record each value, or count the event as an error
+ * when a read fails (never silently short: samples + errors = the count).
  */
 static __always_inline void record_fields(const int idx, const __u64 *args)
 {
 	for (__u32 h = 0; h < TPSTAT_MAX_HIST; h++) {
 		const volatile struct tpstat_field *f = &hist_field[h];
-		__u64 cur, v;
-		bool ok = true;
+		__u64 v;
 
 		if (h >= nhist)
 			break;
 		if (f->tp != idx)
 			continue;
-		cur = v = ctx_arg(args, f->arg);
-		for (__u32 s = 0; s < TPSTAT_FIELD_STEPS && ok; s++) {
-			__u32 size = f->steps[s].size;
-
-			if (s >= f->nsteps)
-				break;
-			v = 0;
-			ok = size <= sizeof(v) &&
-			     !bpf_probe_read_kernel(&v, size, (void *)(cur + f->steps[s].off));
-			cur = v;
-		}
-		if (ok)
-			tpstat_hist_record(&hists[h], tpstat_field_value(f, v), f->is_signed);
+		if (read_field(f, args, &v))
+			tpstat_hist_record(&hists[h], v, f->is_signed);
 		else
 			atomic_add(&hists[h].errors, 1);
+	}
+}
+
+#ifndef EEXIST
+#define EEXIST 17
+#endif
+
+/*
+ * The --by tables of tracepoint @idx: add one to the event's key, inserting it when new.
+ * Two CPUs inserting the same key: the second gets -EEXIST and adds to the first's. No
+ * slot (the map is full, or -EBUSY in a nested run): dropped, counted.
+ */
+static __always_inline void record_keys(const int idx, const __u64 *args)
+{
+	for (__u32 b = 0; b < TPSTAT_MAX_BY; b++) {
+		const volatile struct tpstat_by *by = &by_spec[b];
+		struct tpstat_key key = { .by = b };
+		__u64 one = 1, *c;
+		long err;
+
+		if (b >= nby)
+			break;
+		if (by->field.tp != idx)
+			continue;
+		switch (by->kind) {
+		case TPSTAT_KEY_CPU:
+			key.k[0] = bpf_get_smp_processor_id();
+			break;
+		case TPSTAT_KEY_PID:
+			key.k[0] = bpf_get_current_pid_tgid() >> 32;
+			break;
+		case TPSTAT_KEY_COMM:
+			bpf_get_current_comm(&key.k, sizeof(key.k));
+			break;
+		case TPSTAT_KEY_CGROUP:
+			key.k[0] = bpf_get_current_cgroup_id();
+			break;
+		default:
+			if (!read_field(&by->field, args, &key.k[0])) {
+				atomic_add(&by_stats[b].errors, 1);
+				continue;
+			}
+		}
+		c = bpf_map_lookup_elem(&by_counts, &key);
+		if (c) {
+			atomic_add(c, 1);
+			continue;
+		}
+		err = bpf_map_update_elem(&by_counts, &key, &one, BPF_NOEXIST);
+		if (!err)
+			continue;
+		c = err == -EEXIST ? bpf_map_lookup_elem(&by_counts, &key) : NULL;
+		if (c)
+			atomic_add(c, 1);
+		else
+			atomic_add(&by_stats[b].dropped, 1);
 	}
 }
 
@@ -148,8 +225,8 @@ static __always_inline bool count_tp(const int idx)
 }
 
 /*
- * tpstat_N counts tracepoint N; tpstat_hist_N also records its --hist fields, in the same
- * run, so that samples + errors = the count and the recursion misses are the same.
+ * tpstat_N counts tracepoint N; tpstat_hist_N also records its --hist fields and --by keys,
+ * in the same run, so that they add up to the count and the recursion misses are the same.
  */
 #define TPSTAT_PROG(i)				\
 SEC("raw_tp")					\
@@ -161,8 +238,10 @@ int tpstat_##i(void *ctx)			\
 SEC("raw_tp")					\
 int tpstat_hist_##i(void *ctx)			\
 {						\
-	if (count_tp(i))			\
+	if (count_tp(i)) {			\
 		record_fields(i, ctx);		\
+		record_keys(i, ctx);		\
+	}					\
 	return 0;				\
 }
 

@@ -83,4 +83,39 @@ struct tpstat_hist {
 	__u64 buckets[TPSTAT_HIST_BUCKETS];
 } __attribute__((aligned(64)));
 
+/*
+ * --by TP:KEY: counts per key in a hash map. An event whose key finds no slot (the map is
+ * full, or its bucket is busy in a nested run) is counted as dropped, one whose EXPR reads
+ * fail as an error: entries + dropped + errors = the tracepoint's count.
+ */
+#define TPSTAT_MAX_BY		8
+#define TPSTAT_BY_ENTRIES	10240
+
+enum tpstat_key_kind {
+	TPSTAT_KEY_CPU,		/* the CPU the event fired on */
+	TPSTAT_KEY_PID,		/* the current process (tgid) */
+	TPSTAT_KEY_COMM,	/* the current task's comm */
+	TPSTAT_KEY_CGROUP,	/* the current task's cgroup v2 id */
+	TPSTAT_KEY_EXPR,	/* a field of the arguments, as --hist reads one */
+};
+
+/* Set in .rodata before load; field.tp is the tracepoint, field the EXPR of TPSTAT_KEY_EXPR. */
+struct tpstat_by {
+	__u32 kind;
+	__u32 pad;
+	struct tpstat_field field;
+};
+
+struct tpstat_key {
+	__u32 by;		/* which --by */
+	__u32 pad;
+	__u64 k[2];		/* the key; comm fills both words */
+};
+
+/* In .bss, per --by. */
+struct tpstat_by_stats {
+	__u64 dropped;
+	__u64 errors;
+};
+
 #endif /* __BAREATOM_TPSTAT_H */

@@ -60,7 +60,67 @@ struct state {
 	struct pins pins;
 	struct tpfield fields[TPSTAT_MAX_HIST];
 	struct tpstat_hist_row hist_rows[TPSTAT_MAX_TP][TPSTAT_MAX_HIST];
+	struct tpfield keys[TPSTAT_MAX_BY];	/* --by EXPR keys */
+	struct tpstat_by_entry *by_entries[TPSTAT_MAX_BY];	/* each --by's, as read, sorted */
+	struct tpstat_by_row by_rows[TPSTAT_MAX_TP][TPSTAT_MAX_BY];
 };
+
+/* Most counted first; equal counts by key, so that the output is stable. */
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct tpstat_by_entry *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return memcmp(x->k, y->k, sizeof(x->k));
+}
+
+/*
+ * Read the --by table (in batches of 256, one system call each) and make each --by's row:
+ * its top env.top entries, the rest summed into other, dropped and errors from .bss.
+ */
+static void read_by(struct state *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.by_counts), m[TPSTAT_MAX_BY] = {};
+	struct tpstat_key keys[256];
+	__u64 vals[256];
+	__u32 batch = 0, count;
+	bool first = true;
+	int err;
+
+	do {
+		LIBBPF_OPTS(bpf_map_batch_opts, o);
+
+		count = 256;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, vals, &count, &o);
+		first = false;
+		for (__u32 i = 0; i < count; i++) {
+			__u32 b = keys[i].by;
+
+			if (b < (__u32)env.nby && m[b] < TPSTAT_BY_ENTRIES)
+				s->by_entries[b][m[b]++] = (struct tpstat_by_entry){
+					{ keys[i].k[0], keys[i].k[1] }, vals[i] };
+		}
+	} while (!err);
+	if (errno != ENOENT)
+		fprintf(stderr, "tpstat: cannot read the --by table: %s\n", strerror(errno));
+	for (int b = 0; b < env.nby; b++) {
+		struct tpstat_by_entry *e = s->by_entries[b];
+		int idx = env.by[b].idx;
+		__u64 other = 0;
+
+		qsort(e, m[b], sizeof(*e), cmp_entry);
+		for (int i = env.top; i < m[b]; i++)
+			other += e[i].count;
+		s->by_rows[idx][s->rows[idx].nbys++] = (struct tpstat_by_row){
+			.key_expr = env.by[b].key, .kind = env.by[b].kind,
+			.is_signed = s->keys[b].is_signed, .entries = e,
+			.n = m[b] < env.top ? m[b] : (int)env.top, .nkeys = m[b], .other = other,
+			.dropped = __atomic_load_n(&s->skel->bss->by_stats[b].dropped, __ATOMIC_RELAXED),
+			.errors = __atomic_load_n(&s->skel->bss->by_stats[b].errors, __ATOMIC_RELAXED),
+		};
+	}
+}
 
 static __u64 recursion_misses(struct bpf_program *prog)
 {
@@ -155,10 +215,15 @@ static void current(struct state *s)
 }
 
 /* SIGUSR1: pause or resume. The flag in .bss is for observers; the programs never read it. */
-static void toggle_pause(struct state *s)
+static bool toggle_pause(struct state *s)
 {
 	struct counts during;
 
+	if (env.nby) {
+		/* The key tables cannot leave out what was counted while paused: say so, go on. */
+		fprintf(stderr, "tpstat: SIGUSR1 ignored: --by tables cannot be paused\n");
+		return false;
+	}
 	read_raw(s, &s->raw);
 	if (!s->paused) {
 		s->at_pause = s->raw;
@@ -168,6 +233,7 @@ static void toggle_pause(struct state *s)
 	}
 	s->paused = !s->paused;
 	__atomic_store_n(&s->skel->bss->paused, s->paused, __ATOMIC_RELAXED);
+	return true;
 }
 
 static void report(struct state *s, struct tpstat_report *r)
@@ -205,7 +271,11 @@ static void report(struct state *s, struct tpstat_report *r)
 		row->nruns = r->final ? s->nruns : 0;
 		row->hists = s->hist_rows[i];
 		row->nhists = 0;
+		row->bys = s->by_rows[i];
+		row->nbys = 0;
 	}
+	if (env.nby)
+		read_by(s);
 	for (int h = 0; h < env.nhist; h++) {
 		struct tpstat_row *row = &s->rows[env.hist[h].idx];
 		const struct tpstat_hist *c = &s->shown.hist[h];
@@ -375,7 +445,8 @@ static int run(struct state *s)
 		now = rl.now;
 		switch (ev) {
 		case RUNLOOP_USR1:
-			toggle_pause(s);
+			if (!toggle_pause(s))
+				break;
 			if (s->paused) {
 				paused_at = now;
 			} else {
@@ -459,6 +530,21 @@ static void set_fields(struct state *s)
 			d->steps[k].size = f->steps[k].size;
 		}
 	}
+	s->skel->rodata->nby = env.nby;
+	for (int b = 0; b < env.nby; b++) {
+		const struct tpfield *f = &s->keys[b];
+		struct tpstat_by *d = (struct tpstat_by *)&s->skel->rodata->by_spec[b];
+
+		*d = (struct tpstat_by){ .kind = env.by[b].kind, .field = { .tp = env.by[b].idx,
+			.arg = f->arg, .nsteps = f->nsteps, .size = f->size, .is_signed = f->is_signed,
+			.bit_off = f->bit_off, .bit_size = f->bit_size } };
+		for (__u32 k = 0; k < f->nsteps; k++) {
+			d->field.steps[k].off = f->steps[k].off;
+			d->field.steps[k].size = f->steps[k].size;
+		}
+	}
+	/* No --by: a table of one entry, not TPSTAT_BY_ENTRIES preallocated for nothing. */
+	bpf_map__set_max_entries(s->skel->maps.by_counts, env.nby ? TPSTAT_BY_ENTRIES : 1);
 }
 
 int main(int argc, char **argv)
@@ -480,9 +566,17 @@ int main(int argc, char **argv)
 	status = tpstat_check_targets();
 	if (status)
 		goto out_list;
-	status = tpstat_compile_fields(s.tps, s.fields);
+	status = tpstat_compile_fields(s.tps, s.fields, s.keys);
 	if (status)
 		goto out_list;
+	for (int b = 0; b < env.nby; b++) {
+		s.by_entries[b] = calloc(TPSTAT_BY_ENTRIES, sizeof(*s.by_entries[b]));
+		if (!s.by_entries[b]) {
+			fprintf(stderr, "tpstat: out of memory\n");
+			status = 1;
+			goto out_list;
+		}
+	}
 	status = util_check_bpf("tpstat", "counting");
 	if (status)
 		goto out_list;
@@ -511,9 +605,11 @@ int main(int argc, char **argv)
 		for (int i = 0; i < env.n; i++) {
 			bool hist = false;
 
-			/* With --hist on it, the program that also records fields. */
+			/* With --hist or --by on it, the program that also records fields and keys. */
 			for (int h = 0; h < env.nhist; h++)
 				hist |= env.hist[h].idx == i;
+			for (int b = 0; b < env.nby; b++)
+				hist |= env.by[b].idx == i;
 			snprintf(name, sizeof(name), hist ? "tpstat_hist_%d" : "tpstat_%d", i);
 			s.progs[i] = bpf_object__find_program_by_name(s.skel->obj, name);
 			bpf_program__set_autoload(s.progs[i], true);
@@ -565,6 +661,8 @@ out:
 		bpf_link__destroy(s.task_links[i]);
 	tpstat_bpf__destroy(s.skel);
 out_list:
+	for (int b = 0; b < env.nby; b++)
+		free(s.by_entries[b]);
 	tplist_free(&l);
 	return status;
 }

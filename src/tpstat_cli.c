@@ -50,7 +50,7 @@ static const char doc[] =
 "    tpstat --pin -d 60 sched_switch &  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n"
 "    tpstat -a --listen 127.0.0.1:9465 pelt_cfs_tp   # curl http://127.0.0.1:9465/metrics\n";
 
-enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_LISTEN, OPT_TEXTFILE };
+enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_BY, OPT_TOP, OPT_LISTEN, OPT_TEXTFILE };
 
 static const struct argp_option opts[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (optionally matching GLOB)", 0 },
@@ -67,6 +67,8 @@ static const struct argp_option opts[] = {
 	{ "field-separator", 'x', "SEP", 0, "CSV with this separator (columns in tpstat(8))", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
 	{ "hist", OPT_HIST, "TP:EXPR", 0, "Log2 histogram of a field of TP's arguments (tpstat -lv shows them; repeatable)", 0 },
+	{ "by", OPT_BY, "TP:KEY", 0, "Count TP per KEY: cpu, comm, pid, cgroup or a field EXPR (repeatable)", 0 },
+	{ "top", OPT_TOP, "N", 0, "With --by: show the N keys counted most (default 10), the rest summed", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under " PIN_DIR " while running", 0 },
 	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
 	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
@@ -102,6 +104,32 @@ static void parse_hist(char *arg)
 	env.hist[env.nhist].tp[colon - arg] = '\0';
 	env.hist[env.nhist].expr = colon + 1;
 	env.nhist++;
+}
+
+/* --by TP:KEY: a key the kernel knows by name, or an EXPR checked against BTF later. */
+static void parse_by(char *arg)
+{
+	static const char *const names[] = {
+		[TPSTAT_KEY_CPU] = "cpu", [TPSTAT_KEY_PID] = "pid", [TPSTAT_KEY_COMM] = "comm",
+		[TPSTAT_KEY_CGROUP] = "cgroup",
+	};
+	char *colon = strchr(arg, ':');
+
+	if (!colon || colon == arg || !colon[1])
+		util_usage_error("tpstat", "invalid --by '%s': TRACEPOINT:KEY, KEY one of cpu, comm, "
+				 "pid, cgroup or a field EXPR, as in sched_switch:comm", arg);
+	if (env.nby == TPSTAT_MAX_BY)
+		util_usage_error("tpstat", "too many --by: at most %d", TPSTAT_MAX_BY);
+	if ((size_t)(colon - arg) >= sizeof(env.by[0].tp))
+		util_usage_error("tpstat", "--by '%s': tracepoint name too long", arg);
+	memcpy(env.by[env.nby].tp, arg, colon - arg);
+	env.by[env.nby].tp[colon - arg] = '\0';
+	env.by[env.nby].key = colon + 1;
+	env.by[env.nby].kind = TPSTAT_KEY_EXPR;
+	for (int k = 0; k < (int)(sizeof(names) / sizeof(names[0])); k++)
+		if (!strcmp(colon + 1, names[k]))
+			env.by[env.nby].kind = k;
+	env.nby++;
 }
 
 /* "1,2,3": PIDs or TIDs, each a whole number from 1 to the kernel's PID_MAX_LIMIT. */
@@ -147,6 +175,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_HIST:
 		parse_hist(arg);
+		break;
+	case OPT_BY:
+		parse_by(arg);
+		break;
+	case OPT_TOP:
+		errno = 0;
+		env.top = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || env.top < 1 || env.top > TPSTAT_BY_ENTRIES)
+			util_usage_error("tpstat", "invalid --top '%s': a whole number from 1 to %d", arg,
+					 TPSTAT_BY_ENTRIES);
 		break;
 	case OPT_LISTEN: {
 		struct sockaddr_storage ss;
@@ -231,8 +269,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		/* A --hist tracepoint is counted too (its samples add up to its count). */
 		for (int h = 0; h < env.nhist && !env.list; h++)
 			env.hist[h].idx = name_index(env.hist[h].tp);
+		for (int b = 0; b < env.nby && !env.list; b++)
+			env.by[b].idx = name_index(env.by[b].tp);
+		if (env.top && !env.nby)
+			util_usage_error("tpstat", "--top chooses the keys --by shows: it needs --by");
+		if (!env.top)
+			env.top = 10;
 		if (env.list && (env.n || env.command || env.interval || env.duration || env.count ||
-				 env.nhist || env.listen || env.textfile))
+				 env.nhist || env.nby || env.listen || env.textfile))
 			util_usage_error("tpstat", "-l takes no other options and no command");
 		if (!env.list && !env.n)
 			util_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");

@@ -49,6 +49,14 @@ struct tpstat_env {
 		const char *expr;
 		int idx;	/* the tracepoint's index in names */
 	} hist[TPSTAT_MAX_HIST];
+	int nby;		/* --by TP:KEY */
+	struct {
+		char tp[TP_NAME_LEN];
+		const char *key;	/* cpu, comm, pid, cgroup or an EXPR */
+		int kind;		/* enum tpstat_key_kind */
+		int idx;
+	} by[TPSTAT_MAX_BY];
+	long top;		/* --top N: the entries shown per --by */
 };
 
 extern struct tpstat_env env;

@@ -221,6 +221,81 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 	fputs("\n", f);
 }
 
+/* A --by key as text: comm as a string (at most 16 bytes, up to its NUL), numbers as such. */
+static void by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, char *buf,
+		   size_t len)
+{
+	if (b->kind == TPSTAT_KEY_COMM)
+		snprintf(buf, len, "%.16s", (const char *)e->k);
+	else if (b->is_signed)
+		snprintf(buf, len, "%lld", (long long)e->k[0]);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)e->k[0]);
+}
+
+static void json_by(struct json *j, const struct tpstat_by_row *b)
+{
+	char key[32];
+
+	json_object_begin(j);
+	json_string_field(j, "key_expr", b->key_expr);
+	json_array_field_begin(j, "entries");
+	for (int i = 0; i < b->n; i++) {
+		const struct tpstat_by_entry *e = &b->entries[i];
+
+		json_object_begin(j);
+		if (b->kind == TPSTAT_KEY_COMM) {
+			by_key(b, e, key, sizeof(key));
+			json_string_field(j, "key", key);
+		} else if (b->is_signed) {
+			json_i64_field(j, "key", (__s64)e->k[0]);
+		} else {
+			json_u64_field(j, "key", e->k[0]);
+		}
+		json_u64_field(j, "count", e->count);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_u64_field(j, "other", b->other);
+	json_u64_field(j, "dropped", b->dropped);
+	json_u64_field(j, "errors", b->errors);
+	json_u64_field(j, "keys", b->nkeys);
+	json_object_end(j);
+}
+
+static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
+{
+	char key[32], num[32];
+	int kw = (int)strlen(b->key_expr);
+
+	fprintf(f, " %s by %s: %llu keys", tp, b->key_expr, (unsigned long long)b->nkeys);
+	if (b->dropped)
+		fprintf(f, ", dropped %s (no slot in the table)",
+			fmt_thousands(num, sizeof(num), b->dropped));
+	if (b->errors)
+		fprintf(f, ", errors %s (reads that failed)",
+			fmt_thousands(num, sizeof(num), b->errors));
+	fputs("\n", f);
+	for (int i = 0; i < b->n; i++) {
+		by_key(b, &b->entries[i], key, sizeof(key));
+		if ((int)strlen(key) > kw)
+			kw = (int)strlen(key);
+	}
+	if (kw < 16)
+		kw = 16;
+	fprintf(f, "  %-*s %15s\n", kw, b->key_expr, "count");
+	for (int i = 0; i < b->n; i++) {
+		by_key(b, &b->entries[i], key, sizeof(key));
+		fprintf(f, "  %-*s %15s\n", kw, key,
+			fmt_thousands(num, sizeof(num), b->entries[i].count));
+	}
+	if (b->nkeys > (__u64)b->n) {
+		snprintf(key, sizeof(key), "(%llu others)", (unsigned long long)(b->nkeys - b->n));
+		fprintf(f, "  %-*s %15s\n", kw, key, fmt_thousands(num, sizeof(num), b->other));
+	}
+	fputs("\n", f);
+}
+
 void fmt_json_kind_field(struct json *j, enum tp_kind kind)
 {
 	if (kind == TP_KIND_BARE || kind == TP_KIND_EVENT)
@@ -278,6 +353,12 @@ static void json_row(struct json *j, const struct tpstat_row *row, double span)
 		json_array_field_begin(j, "hist");
 		for (int h = 0; h < row->nhists; h++)
 			json_hist(j, &row->hists[h]);
+		json_array_end(j);
+	}
+	if (row->nbys) {
+		json_array_field_begin(j, "by");
+		for (int b = 0; b < row->nbys; b++)
+			json_by(j, &row->bys[b]);
 		json_array_end(j);
 	}
 	json_object_end(j);
@@ -392,6 +473,9 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 	for (int i = 0; i < r->n; i++)
 		for (int h = 0; h < r->rows[i].nhists; h++)
 			fmt_hist(f, r->rows[i].name, &r->rows[i].hists[h]);
+	for (int i = 0; i < r->n; i++)
+		for (int b = 0; b < r->rows[i].nbys; b++)
+			fmt_by(f, r->rows[i].name, &r->rows[i].bys[b]);
 	fflush(f);
 }
 

@@ -21,6 +21,24 @@ struct tpstat_hist_row {
 /* The bounds of log2 bucket @b (tpstat.h): signed when the field is. */
 void fmt_hist_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *ulow, __u64 *uhigh);
 
+/* One key of a --by table and its count; comm keys are the 16 bytes of k. */
+struct tpstat_by_entry {
+	__u64 k[2];
+	__u64 count;
+};
+
+/* One --by table of a tracepoint: the top entries, the rest summed, what found no slot. */
+struct tpstat_by_row {
+	const char *key_expr;	/* as given: "comm", "ctx->cpu" */
+	int kind;		/* enum tpstat_key_kind */
+	bool is_signed;		/* an EXPR key of a signed type */
+	const struct tpstat_by_entry *entries;	/* the top ones, most counted first */
+	int n;
+	__u64 nkeys;		/* keys in the table, shown or not */
+	__u64 other;		/* the counts of the keys not shown */
+	__u64 dropped, errors;
+};
+
 struct tpstat_row {
 	const char *name;
 	const char *module;
@@ -43,6 +61,9 @@ struct tpstat_row {
 	/* With --hist on this tracepoint. */
 	const struct tpstat_hist_row *hists;
 	int nhists;
+	/* With --by on this tracepoint. */
+	const struct tpstat_by_row *bys;
+	int nbys;
 };
 
 struct tpstat_report {

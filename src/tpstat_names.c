@@ -143,28 +143,41 @@ int tpstat_resolve_names(const struct tp_list *l, const struct tp_info **tps)
 	return 0;
 }
 
-/* --hist: each EXPR against its tracepoint's arguments in BTF (one line and exit 2 if not). */
-int tpstat_compile_fields(const struct tp_info *const *tps, struct tpfield *fields)
+/* @expr of --@opt against @tp's arguments in BTF: 0, or one line and EXIT_USAGE (1). */
+static int compile_one(struct tpfield_btfs *btfs, const struct tp_info *tp, const char *opt,
+		       const char *expr, struct tpfield *f)
+{
+	const struct btf *btf = tpfield_btf(btfs, tp->module);
+	char err[TPFIELD_ERR_LEN];
+	struct tpfield_proto p;
+
+	if (!btf || tpfield_proto(btf, tp->name, &p)) {
+		fprintf(stderr, "tpstat: --%s %s:%s: cannot read the prototype of %s from BTF\n",
+			opt, tp->name, expr, tp->name);
+		return 1;
+	}
+	if (tpfield_compile(btf, &p, expr, f, err, sizeof(err))) {
+		fprintf(stderr, "tpstat: --%s %s:%s: %s\n", opt, tp->name, expr, err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int tpstat_compile_fields(const struct tp_info *const *tps, struct tpfield *fields,
+			  struct tpfield *keys)
 {
 	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
-	char err[TPFIELD_ERR_LEN];
 	int status = 0;
 
-	for (int h = 0; h < env.nhist && !status; h++) {
-		const struct tp_info *tp = tps[env.hist[h].idx];
-		const struct btf *btf = tpfield_btf(&btfs, tp->module);
-		struct tpfield_proto p;
-
-		if (!btf || tpfield_proto(btf, tp->name, &p)) {
-			fprintf(stderr, "tpstat: --hist %s:%s: cannot read the prototype of %s from BTF\n",
-				tp->name, env.hist[h].expr, tp->name);
-			status = 1;
-		} else if (tpfield_compile(btf, &p, env.hist[h].expr, &fields[h], err, sizeof(err))) {
-			fprintf(stderr, "tpstat: --hist %s:%s: %s\n", tp->name, env.hist[h].expr, err);
-			status = EXIT_USAGE;
-		}
+	for (int h = 0; h < env.nhist && !status; h++)
+		status = compile_one(&btfs, tps[env.hist[h].idx], "hist", env.hist[h].expr,
+				     &fields[h]);
+	for (int b = 0; b < env.nby && !status; b++) {
+		memset(&keys[b], 0, sizeof(keys[b]));
+		if (env.by[b].kind == TPSTAT_KEY_EXPR)
+			status = compile_one(&btfs, tps[env.by[b].idx], "by", env.by[b].key,
+					     &keys[b]);
 	}
 	tpfield_btfs_free(&btfs);
 	return status;
 }
-

@@ -19,9 +19,11 @@ int tpstat_list(void);
 int tpstat_resolve_names(const struct tp_list *l, const struct tp_info **tps);
 
 /*
- * --hist: compile each env.hist[] EXPR against its tracepoint's arguments in BTF into
- * @fields. Returns 0, EXIT_USAGE after one line naming what exists instead, or 1.
+ * Compile each --hist EXPR (env.hist[]) into @fields and each --by EXPR key (env.by[]) into
+ * @keys, against their tracepoint's arguments in BTF. Returns 0, EXIT_USAGE after one line
+ * naming what exists instead, or 1.
  */
-int tpstat_compile_fields(const struct tp_info *const *tps, struct tpfield *fields);
+int tpstat_compile_fields(const struct tp_info *const *tps, struct tpfield *fields,
+			  struct tpfield *keys);
 
 #endif /* __BAREATOM_TPSTAT_NAMES_H */

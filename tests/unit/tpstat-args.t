@@ -52,6 +52,13 @@ usage_error "invalid --hist 'tpgen_a:': TRACEPOINT:EXPR" --hist tpgen_a:
 usage_error "too many --hist: at most 8" $(for i in $(seq 9); do echo --hist tpgen_a:seq; done)
 usage_error "-l takes no other options" -l --hist tpgen_a:seq
 usage_error "at most 32" $(seq -f 'tp%g' 1 32) --hist tp33:x
+usage_error "invalid --by 'sched_switch': TRACEPOINT:KEY" --by sched_switch
+usage_error "invalid --by 'sched_switch:': TRACEPOINT:KEY" --by sched_switch:
+usage_error "too many --by: at most 8" $(for i in $(seq 9); do echo --by sched_switch:cpu; done)
+usage_error "--top chooses the keys --by shows: it needs --by" --top 3 sched_switch
+usage_error "invalid --top '0'" --by sched_switch:cpu --top 0
+usage_error "invalid --top '10241'" --by sched_switch:cpu --top 10241
+usage_error "-l takes no other options" -l --by sched_switch:cpu
 usage_error "takes no other options" -l -i 1
 usage_error "at most one GLOB" -l 'a*' 'b*'
 usage_error "unrecognized option" --bogus sched_switch

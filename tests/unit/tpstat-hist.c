@@ -126,5 +126,39 @@ int main(void)
 			free(text);
 		}
 	}
+	{
+		struct tpstat_by_entry e[2] = { { { 0x6873 /* "sh" */ }, 7 }, { { 0x74696e69 /* "init" */ }, 2 } };
+		struct tpstat_by_row br = { .key_expr = "comm", .kind = TPSTAT_KEY_COMM, .entries = e,
+			.n = 2, .nkeys = 5, .other = 4, .dropped = 1 };
+		struct tpstat_by_entry ne[1] = { { { (__u64)-3 }, 9 } };
+		struct tpstat_by_row nr = { .key_expr = "change", .kind = TPSTAT_KEY_EXPR,
+			.is_signed = true, .entries = ne, .n = 1, .nkeys = 1 };
+		struct tpstat_by_row rows2[2] = { br, nr };
+		struct tpstat_row row = { .name = "t", .module = "m", .kind = TP_KIND_BARE,
+			.cpus = e[0].k, .cpu_words = 0, .first_cpu = -1, .count = 23, .bys = rows2,
+			.nbys = 2 };
+		struct tpstat_report r = { .n = 1, .rows = &row, .final = true };
+		char *text;
+		size_t len;
+		FILE *mf = open_memstream(&text, &len);
+
+		fmt_json(mf, &r);
+		fclose(mf);
+		ASSERT_STRSTR(text, "\"by\":[{\"key_expr\":\"comm\",\"entries\":[{\"key\":\"sh\",\"count\":7},"
+			      "{\"key\":\"init\",\"count\":2}],\"other\":4,\"dropped\":1,\"errors\":0,"
+			      "\"keys\":5},{\"key_expr\":\"change\",\"entries\":[{\"key\":-3,\"count\":9}],"
+			      "\"other\":0,\"dropped\":0,\"errors\":0,\"keys\":1}]",
+			      "JSON --by: comm keys as strings, signed EXPR keys negative, other/dropped");
+		free(text);
+		mf = open_memstream(&text, &len);
+		fmt_table(mf, &r);
+		fclose(mf);
+		ASSERT_STRSTR(text, " t by comm: 5 keys, dropped 1 (no slot in the table)\n"
+			      "  comm                       count\n"
+			      "  sh                             7\n"
+			      "  init                           2\n"
+			      "  (3 others)                     4\n", "table --by: the top keys, then the rest");
+		free(text);
+	}
 	return test_done();
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
-# tpstat --hist in the guest: tpgen's arguments are known (seq runs 1..COUNT on each CPU,
-# ctx->cpu is the CPU that fires), so every bucket, the samples, sum, min and max are
-# compared with what was fired, exactly; the kernel's own pelt_cfs_tp util_avg stays within
-# [0, 1024] with samples = count; errors name what exists instead.
+# tpstat --hist and --by in the guest: tpgen's arguments are known (seq runs 1..COUNT on each
+# CPU, ctx->cpu is the CPU that fires), so every bucket, the samples, sum, min and max, and
+# every key's count are compared with what was fired, exactly; a full key table counts what
+# found no slot; the kernel's own pelt_cfs_tp util_avg stays within [0, 1024] with samples =
+# count; errors name what exists instead.
 . "$(dirname "$0")/tap.sh"
 modprobe tpgen
 ncpu=$(nproc)
@@ -59,6 +60,30 @@ grep -q "tpgen_a:seq  samples 5, sum 15, min 1, max 5" <<<"$out"
 ok $? "the table prints the histogram's summary line"
 grep -q '^  \[4, 7\] *2 |@* *|$' <<<"$out"
 ok $? "and a bar per bucket"
+
+# --by: keys the kernel knows and fields, against what was fired.
+by() { final "$1" | jq -c ".tracepoints[] | select(.name == \"$2\") | .by[$3]"; }
+want_cpus=$(for c in $(seq 0 $((ncpu - 1))); do printf '%s{"key":%d,"count":1000}' "${c:+$([ $c -gt 0 ] && echo ,)}" $c; done)
+out=$(tpstat -a -j --by tpgen_b:cpu --by 'tpgen_b:ctx->cpu' --by tpgen_a:comm \
+	-- sh -c "echo tpgen_b 1000 all > $TPGEN/fire; taskset -c 0 sh -c 'echo tpgen_a 300 > $TPGEN/fire'")
+ok $? "three --by while every CPU fires"
+b=$(by "$out" tpgen_b 0)
+is "$(jq -c '.entries | sort_by(.key)' <<<"$b")" "[$want_cpus]" "--by tpgen_b:cpu: 1000 on each CPU"
+is "$(jq -c '[.keys, .other, .dropped, .errors]' <<<"$b")" "[$ncpu,0,0,0]" "one key per CPU, nothing else"
+is "$(jq -c '.entries | sort_by(.key)' <<<"$(by "$out" tpgen_b 1)")" "[$want_cpus]" \
+	"--by tpgen_b:ctx->cpu (a field) agrees with the CPU the kernel gives"
+is "$(jq -c '.entries' <<<"$(by "$out" tpgen_a 0)")" '[{"key":"sh","count":300}]' \
+	"--by tpgen_a:comm: the 300 events of the sh that fired them"
+
+out=$(tpstat -a -j --top 5 --by tpgen_a:seq -- taskset -c 0 sh -c "echo tpgen_a 20000 > $TPGEN/fire")
+ok $? "--by tpgen_a:seq over 20000 distinct values, more than the table holds"
+b=$(by "$out" tpgen_a 0)
+is "$(jq '([.entries[].count] | add) + .other + .dropped + .errors' <<<"$b")" 20000 \
+	"entries + other + dropped = the 20000 fired: nothing silently lost"
+is "$(jq '.dropped > 0 and .keys <= 10240 and .dropped == 20000 - .keys' <<<"$b")" true \
+	"the table is full: $(jq -c '{keys, dropped}' <<<"$b")"
+is "$(jq '.entries | length' <<<"$b")" 5 "--top 5 shows five entries"
+err_case 2 "struct tpgen_ctx has no member 'nope'" "--by with an unknown member" tpstat --by 'tpgen_a:ctx->nope'
 
 err_case 2 "--hist tpgen_a:nope: no argument 'nope'; the arguments are: u64 seq (arg0), struct tpgen_ctx .ctx (arg1)" \
 	"--hist with an unknown argument lists the arguments" tpstat --hist tpgen_a:nope
