@@ -492,3 +492,29 @@ int tpfield_compile(const struct btf *btf, const struct tpfield_proto *p, const 
 	}
 	return leaf(&c, &cur);
 }
+
+#define PELT(tp, base, cpu)						\
+	{ tp, "cpu", cpu },						\
+	{ tp, "util", base ".util_avg" },				\
+	{ tp, "load", base ".load_avg" },				\
+	{ tp, "runnable", base ".runnable_avg" }
+
+const struct tpfield_alias tpfield_aliases[] = {
+	PELT("pelt_cfs_tp", "cfs_rq->avg", "cfs_rq->rq->cpu"),
+	PELT("pelt_rt_tp", "rq->avg_rt", "rq->cpu"),
+	PELT("pelt_dl_tp", "rq->avg_dl", "rq->cpu"),
+	PELT("pelt_irq_tp", "rq->avg_irq", "rq->cpu"),
+	PELT("pelt_thermal_tp", "rq->avg_thermal", "rq->cpu"),
+	PELT("pelt_se_tp", "se->avg", "se->cfs_rq->rq->cpu"),
+	{ "sched_update_nr_running_tp", "nr_running", "rq->nr_running" },
+	{ "sched_update_nr_running_tp", "cpu", "rq->cpu" },
+	{ NULL, NULL, NULL },
+};
+
+const char *tpfield_named(const char *tp, const char *name)
+{
+	for (const struct tpfield_alias *a = tpfield_aliases; a->tp; a++)
+		if (!strcmp(a->tp, tp) && !strcmp(a->name, name))
+			return a->expr;
+	return NULL;
+}

@@ -95,4 +95,18 @@ void tpfield_proto_str(const char *tp, const struct tpfield_proto *p, char *buf,
 int tpfield_compile(const struct btf *btf, const struct tpfield_proto *p, const char *expr,
 		    struct tpfield *f, char *err, size_t errlen);
 
+/*
+ * The named fields of the scheduler's bare tracepoints that sched_tp users know (cpu, util,
+ * load, runnable for pelt_*_tp; nr_running, cpu for sched_update_nr_running_tp): the
+ * expression @name stands for on @tp, or NULL when it is not one of them. Each is an
+ * ordinary expression, so a kernel without the member gets the ordinary error.
+ */
+const char *tpfield_named(const char *tp, const char *name);
+
+/* The named fields: an array of { tp, name, expr }, ending with a NULL tp. */
+struct tpfield_alias {
+	const char *tp, *name, *expr;
+};
+extern const struct tpfield_alias tpfield_aliases[];
+
 #endif /* __BAREATOM_TPFIELD_H */

@@ -148,6 +148,7 @@ static int compile_one(struct tpfield_btfs *btfs, const struct tp_info *tp, cons
 		       const char *expr, struct tpfield *f)
 {
 	const struct btf *btf = tpfield_btf(btfs, tp->module);
+	const char *named = tpfield_named(tp->name, expr);
 	char err[TPFIELD_ERR_LEN];
 	struct tpfield_proto p;
 
@@ -156,8 +157,13 @@ static int compile_one(struct tpfield_btfs *btfs, const struct tp_info *tp, cons
 			opt, tp->name, expr, tp->name);
 		return 1;
 	}
-	if (tpfield_compile(btf, &p, expr, f, err, sizeof(err))) {
-		fprintf(stderr, "tpstat: --%s %s:%s: %s\n", opt, tp->name, expr, err);
+	/* A named field (util, cpu, ...) is its expression, unless an argument has the name. */
+	for (int i = 0; named && i < p.nargs; i++)
+		if (!strcmp(p.args[i].name, expr))
+			named = NULL;
+	if (tpfield_compile(btf, &p, named ? named : expr, f, err, sizeof(err))) {
+		fprintf(stderr, "tpstat: --%s %s:%s%s%s%s: %s\n", opt, tp->name, expr,
+			named ? " (" : "", named ? named : "", named ? ")" : "", err);
 		return EXIT_USAGE;
 	}
 	return 0;

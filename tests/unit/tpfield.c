@@ -122,6 +122,20 @@ int main(int argc, char **argv)
 	refused("sched_switch", "next->comm[x]", "an index is a number");
 	refused("sched_switch", "9", "does not start with an argument name");
 	refused("sched_switch", "next->sched_reset_on_fork.x", "is a bitfield: it must be the end");
+	/* The named fields: each compiles on this kernel, or fails naming the missing member. */
+	for (const struct tpfield_alias *a = tpfield_aliases; a->tp; a++) {
+		char name[256];
+		int ret = compile(a->tp, a->expr, &f);
+		bool absent = strstr(a->expr, "avg_irq") || strstr(a->expr, "avg_thermal");
+
+		snprintf(name, sizeof(name), "named field %s:%s = %s %s", a->tp, a->name, a->expr,
+			 ret ? "refused: this kernel has no such member" : "compiles");
+		/* avg_irq and avg_thermal exist only with their config options. */
+		ASSERT_TRUE(ret == 0 || (absent && ret == -EINVAL && strstr(err, "has no member")), name);
+	}
+	ASSERT_STREQ(tpfield_named("pelt_cfs_tp", "util"), "cfs_rq->avg.util_avg",
+		     "tpfield_named: pelt_cfs_tp's util");
+	ASSERT_TRUE(!tpfield_named("pelt_cfs_tp", "nr_running"), "nr_running is not pelt_cfs_tp's");
 	btf__free(btf);
 	return test_done();
 }

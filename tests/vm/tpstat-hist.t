@@ -55,6 +55,14 @@ is "$(jq '.h.samples + .h.errors == .count' <<<"$h")" true "samples + errors = t
 is "$(jq '.h.errors' <<<"$h")" 0 "no read failed"
 is "$(jq '.h.min >= 0 and .h.max <= 1024' <<<"$h")" true "util_avg within [0, 1024] ($(jq -c '[.h.min, .h.max]' <<<"$h"))"
 
+# The named fields sched_tp users know: util of pelt_cfs_tp is cfs_rq->avg.util_avg.
+out=$(tpstat -a -j -d 1 --hist pelt_cfs_tp:util --hist pelt_cfs_tp:cpu --hist sched_update_nr_running_tp:nr_running)
+ok $? "named fields: pelt_cfs_tp:util, pelt_cfs_tp:cpu, sched_update_nr_running_tp:nr_running"
+h=$(final "$out" | jq -c '.tracepoints[] | select(.name == "pelt_cfs_tp") | {count, u: .hist[0], c: .hist[1]}')
+is "$(jq '.u.samples + .u.errors == .count and .u.errors == 0 and .u.min >= 0 and .u.max <= 1024' <<<"$h")" true \
+	"util: samples = count, within [0, 1024] ($(jq -c '[.count, .u.min, .u.max]' <<<"$h"))"
+is "$(jq ".c.min >= 0 and .c.max < $ncpu" <<<"$h")" true "cpu: a CPU of this machine ($(jq -c '[.c.min, .c.max]' <<<"$h"))"
+
 out=$(tpstat -a --hist tpgen_a:seq -- sh -c "echo tpgen_a 5 > $TPGEN/fire" 2>&1)
 grep -q "tpgen_a:seq  samples 5, sum 15, min 1, max 5" <<<"$out"
 ok $? "the table prints the histogram's summary line"
