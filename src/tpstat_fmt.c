@@ -268,7 +268,8 @@ static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 	char key[32], num[32];
 	int kw = (int)strlen(b->key_expr);
 
-	fprintf(f, " %s by %s: %llu keys", tp, b->key_expr, (unsigned long long)b->nkeys);
+	fprintf(f, " %s by %s: %llu key%s", tp, b->key_expr, (unsigned long long)b->nkeys,
+		b->nkeys == 1 ? "" : "s");
 	if (b->dropped)
 		fprintf(f, ", dropped %s (no slot in the table)",
 			fmt_thousands(num, sizeof(num), b->dropped));
