@@ -60,6 +60,7 @@ struct state {
 	struct pins pins;
 	struct tpfield fields[TPSTAT_MAX_HIST];
 	struct tpstat_hist_row hist_rows[TPSTAT_MAX_TP][TPSTAT_MAX_HIST];
+	struct tpstat_hist hist_delta[TPSTAT_MAX_HIST];	/* one interval's, for its lines */
 	struct tpfield keys[TPSTAT_MAX_BY];	/* --by EXPR keys */
 	struct tpstat_by_entry *by_entries[TPSTAT_MAX_BY];	/* each --by's, as read, sorted */
 	struct tpstat_by_row by_rows[TPSTAT_MAX_TP][TPSTAT_MAX_BY];
@@ -279,11 +280,19 @@ static void report(struct state *s, struct tpstat_report *r)
 	for (int h = 0; h < env.nhist; h++) {
 		struct tpstat_row *row = &s->rows[env.hist[h].idx];
 		const struct tpstat_hist *c = &s->shown.hist[h];
+		/* An interval line shows the interval's histogram; JSON and the end, the totals. */
+		bool interval = !r->final && !env.json && !env.csv;
+
+		if (interval) {
+			sub_hist(&s->hist_delta[h], &s->shown.hist[h], &s->prev.hist[h]);
+			c = &s->hist_delta[h];
+		}
 
 		s->hist_rows[env.hist[h].idx][row->nhists++] = (struct tpstat_hist_row){
 			.expr = env.hist[h].expr, .is_signed = s->fields[h].is_signed,
 			.samples = c->samples, .errors = c->errors, .sum = c->sum, .min = c->min,
 			.max = c->max, .minmax_lost = c->minmax_lost, .buckets = c->buckets,
+			.interval = interval,
 		};
 	}
 	s->prev = s->shown;

@@ -176,7 +176,9 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 	__u64 top = 0;
 
 	fprintf(f, " %s:%s  samples %s", tp, h->expr, fmt_thousands(num, sizeof(num), h->samples));
-	if (h->samples && h->is_signed)
+	if (h->interval)
+		fputs(" in this interval", f);
+	else if (h->samples && h->is_signed)
 		fprintf(f, ", sum %lld, min %lld, max %lld", (long long)h->sum, (long long)h->min,
 			(long long)h->max);
 	else if (h->samples)
@@ -414,6 +416,13 @@ void fmt_interval(FILE *f, const struct tpstat_report *r)
 				fmt_thousands(num, sizeof(num), row->cpu_delta[c]), "-",
 				rate(row->cpu_delta[c], r->span));
 	}
+	/* --hist: the interval's own histogram (its deltas) under its lines. */
+	for (int i = 0; i < r->n; i++)
+		for (int h = 0; h < r->rows[i].nhists; h++) {
+			if (!h && !i)
+				fputc('\n', f);
+			fmt_hist(f, r->rows[i].name, &r->rows[i].hists[h]);
+		}
 	fflush(f);
 }
 

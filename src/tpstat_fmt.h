@@ -16,6 +16,7 @@ struct tpstat_hist_row {
 	bool is_signed;
 	__u64 samples, errors, sum, min, max, minmax_lost;
 	const __u64 *buckets;	/* TPSTAT_HIST_BUCKETS of them, tpstat.h's layout */
+	bool interval;		/* the deltas of one interval: min and max are not shown */
 };
 
 /* The bounds of log2 bucket @b (tpstat.h): signed when the field is. */

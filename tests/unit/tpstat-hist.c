@@ -119,6 +119,19 @@ int main(void)
 					      "empty ones between");
 				free(tab);
 			}
+			{
+				char *tab;
+				size_t tlen;
+				FILE *tf = open_memstream(&tab, &tlen);
+
+				hr.interval = true;
+				r.final = false;
+				fmt_interval(tf, &r);
+				fclose(tf);
+				ASSERT_STRSTR(tab, "\n t:x  samples 3 in this interval\n  [-7, -4] 1 |",
+					      "interval lines: the interval's histogram, without min/max");
+				free(tab);
+			}
 			ASSERT_STRSTR(text, "\"hist\":[{\"expr\":\"x\",\"samples\":3,\"errors\":0,\"sum\":2,"
 				      "\"min\":-5,\"max\":7,\"buckets\":[{\"low\":-7,\"high\":-4,\"count\":1},"
 				      "{\"low\":0,\"high\":0,\"count\":1},{\"low\":4,\"high\":7,\"count\":1}]}]",

@@ -55,6 +55,14 @@ is "$(jq '.h.samples + .h.errors == .count' <<<"$h")" true "samples + errors = t
 is "$(jq '.h.errors' <<<"$h")" 0 "no read failed"
 is "$(jq '.h.min >= 0 and .h.max <= 1024' <<<"$h")" true "util_avg within [0, 1024] ($(jq -c '[.h.min, .h.max]' <<<"$h"))"
 
+# -i: each interval line has the interval's own histogram; they add up to the fires.
+out=$(tpstat -a -i 0.2 --hist tpgen_a:seq -- sh -c "echo tpgen_a 300 > $TPGEN/fire; sleep 0.5; echo tpgen_a 200 > $TPGEN/fire; sleep 0.3")
+ok $? "tpstat -i 0.2 --hist while firing twice"
+is "$(grep -o 'samples [0-9,]* in this interval' <<<"$out" | tr -d , | awk '{ s += $2 } END { print s }')" 500 \
+	"the intervals' samples add up to the 500 fired"
+is "$(grep -c '^ tpgen_a:seq  samples' <<<"$out")" "$(grep -c '^ *[0-9.]*  tpgen_a ' <<<"$out")" \
+	"one histogram per interval line"
+
 # The named fields sched_tp users know: util of pelt_cfs_tp is cfs_rq->avg.util_avg.
 out=$(tpstat -a -j -d 1 --hist pelt_cfs_tp:util --hist pelt_cfs_tp:cpu --hist sched_update_nr_running_tp:nr_running)
 ok $? "named fields: pelt_cfs_tp:util, pelt_cfs_tp:cpu, sched_update_nr_running_tp:nr_running"
