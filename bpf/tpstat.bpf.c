@@ -153,7 +153,8 @@ static __always_inline void record_fields(const int idx, const __u64 *args)
 		if (f->tp != idx)
 			continue;
 		if (read_field(f, args, &v))
-			tpstat_hist_record(&hists[h], v, f->is_signed);
+			tpstat_hist_record(&hists[h], v, f->is_signed,
+					   f->linear ? tpstat_lbucket(v, f) : tpstat_bucket(v, f->is_signed));
 		else
 			atomic_add(&hists[h].errors, 1);
 	}

@@ -51,10 +51,13 @@ struct tpstat_tp {
  * --hist TP:EXPR: a field of the tracepoint's arguments (src/tpfield.c compiles EXPR into
  * the reads below) in a log2 histogram. Bucket 0 holds 0, bucket k in 1..64 holds
  * [2^(k-1), 2^k - 1], bucket 64 + k the negative values of magnitude in that range.
+ * --lhist TP:EXPR:MIN:MAX:STEP: bucket 0 holds what is below MIN, bucket k in 1..n
+ * [MIN + (k-1) STEP, MIN + k STEP - 1], bucket n + 1 what is MAX or more (n <= 127).
  */
 #define TPSTAT_MAX_HIST		8
 #define TPSTAT_FIELD_STEPS	8
 #define TPSTAT_HIST_BUCKETS	129
+#define TPSTAT_LHIST_MAX	(TPSTAT_HIST_BUCKETS - 2)	/* linear buckets between the two ends */
 /* Attempts of the cmpxchg loops for min and max before the update is counted as lost. */
 #define TPSTAT_MINMAX_TRIES	16
 
@@ -66,7 +69,9 @@ struct tpstat_field {
 	__u32 size;		/* bytes of the integer */
 	__u32 is_signed;
 	__u32 bit_off, bit_size;	/* a bitfield within the last read; bit_size 0: none */
-	__u32 pad;
+	__u32 linear;		/* --lhist: buckets of lstep from lmin to lmax, not log2 */
+	__s64 lmin, lmax;	/* bucket 0 holds what is below lmin, the last what is >= lmax */
+	__u64 lstep;
 	struct {
 		__u32 off;	/* bytes past the value in hand */
 		__u32 size;	/* bytes read (8 for a pointer followed) */

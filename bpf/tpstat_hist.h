@@ -46,6 +46,19 @@ static __always_inline __u32 tpstat_bucket(__u64 v, bool is_signed)
 	return base + k + 1;
 }
 
+/* The linear bucket of @v for --lhist (@f's lmin, lmax, lstep; see tpstat.h). */
+static __always_inline __u32 tpstat_lbucket(__u64 v, const volatile struct tpstat_field *f)
+{
+	__u64 k;
+
+	if (f->is_signed ? (__s64)v < f->lmin : v < (__u64)f->lmin)
+		return 0;
+	if (f->is_signed ? (__s64)v >= f->lmax : v >= (__u64)f->lmax)
+		return TPSTAT_LHIST_MAX + 1;
+	k = (v - (__u64)f->lmin) / (f->lstep ? f->lstep : 1);
+	return k < TPSTAT_LHIST_MAX ? (__u32)k + 1 : TPSTAT_LHIST_MAX;
+}
+
 /* Sign-extend or mask @v, read as @f's integer, to 64 bits. */
 static __always_inline __u64 tpstat_field_value(const volatile struct tpstat_field *f, __u64 v)
 {
@@ -61,10 +74,13 @@ static __always_inline __u64 tpstat_field_value(const volatile struct tpstat_fie
 	return v;
 }
 
-/* Record @v: bucket, samples and sum with BPF_ADD, min and max with bounded cmpxchg loops. */
-static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, bool is_signed)
+/*
+ * Record @v in bucket @b: bucket, samples and sum with BPF_ADD, min and max with bounded
+ * cmpxchg loops.
+ */
+static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, bool is_signed,
+					       __u32 b)
 {
-	__u32 b = tpstat_bucket(v, is_signed);
 	__u64 old;
 	int i;
 

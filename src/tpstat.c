@@ -292,7 +292,8 @@ static void report(struct state *s, struct tpstat_report *r)
 			.expr = env.hist[h].expr, .is_signed = s->fields[h].is_signed,
 			.samples = c->samples, .errors = c->errors, .sum = c->sum, .min = c->min,
 			.max = c->max, .minmax_lost = c->minmax_lost, .buckets = c->buckets,
-			.interval = interval,
+			.interval = interval, .linear = env.hist[h].linear, .lmin = env.hist[h].lmin,
+			.lmax = env.hist[h].lmax, .lstep = env.hist[h].lstep,
 		};
 	}
 	s->prev = s->shown;
@@ -533,7 +534,9 @@ static void set_fields(struct state *s)
 
 		*d = (struct tpstat_field){ .tp = env.hist[h].idx, .arg = f->arg, .nsteps = f->nsteps,
 			.size = f->size, .is_signed = f->is_signed, .bit_off = f->bit_off,
-			.bit_size = f->bit_size };
+			.bit_size = f->bit_size, .linear = env.hist[h].linear,
+			.lmin = env.hist[h].lmin, .lmax = env.hist[h].lmax,
+			.lstep = (__u64)env.hist[h].lstep };
 		for (__u32 k = 0; k < f->nsteps; k++) {
 			d->steps[k].off = f->steps[k].off;
 			d->steps[k].size = f->steps[k].size;

@@ -50,7 +50,7 @@ static const char doc[] =
 "    tpstat --pin -d 60 sched_switch &  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n"
 "    tpstat -a --listen 127.0.0.1:9465 pelt_cfs_tp   # curl http://127.0.0.1:9465/metrics\n";
 
-enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_BY, OPT_TOP, OPT_LISTEN, OPT_TEXTFILE };
+enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_LHIST, OPT_BY, OPT_TOP, OPT_LISTEN, OPT_TEXTFILE };
 
 static const struct argp_option opts[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (optionally matching GLOB)", 0 },
@@ -67,6 +67,7 @@ static const struct argp_option opts[] = {
 	{ "field-separator", 'x', "SEP", 0, "CSV with this separator (columns in tpstat(8))", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
 	{ "hist", OPT_HIST, "TP:EXPR", 0, "Log2 histogram of a field of TP's arguments (tpstat -lv shows them; repeatable)", 0 },
+	{ "lhist", OPT_LHIST, "TP:EXPR:MIN:MAX:STEP", 0, "Like --hist, with linear buckets of STEP", 0 },
 	{ "by", OPT_BY, "TP:KEY", 0, "Count TP per KEY: cpu, comm, pid, cgroup or a field EXPR (repeatable)", 0 },
 	{ "top", OPT_TOP, "N", 0, "With --by: show the N keys counted most (default 10), the rest summed", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under " PIN_DIR " while running", 0 },
@@ -104,6 +105,52 @@ static void parse_hist(char *arg)
 	env.hist[env.nhist].tp[colon - arg] = '\0';
 	env.hist[env.nhist].expr = colon + 1;
 	env.nhist++;
+}
+
+static long long parse_ll(const char *s, const char *arg, const char *what)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		util_usage_error("tpstat", "invalid --lhist '%s': %s '%s' is not a whole number", arg,
+				 what, s);
+	return v;
+}
+
+/* --lhist TP:EXPR:MIN:MAX:STEP: --hist with linear buckets (at most TPSTAT_LHIST_MAX). */
+static void parse_lhist(char *arg)
+{
+	char *copy = strdup(arg), *p[3];
+	struct { long long min, max, step; } l;
+	unsigned long long n;
+
+	if (!copy)
+		util_usage_error("tpstat", "out of memory");
+	for (int k = 2; k >= 0; k--) {
+		p[k] = strrchr(copy, ':');
+		if (!p[k])
+			util_usage_error("tpstat", "invalid --lhist '%s': TRACEPOINT:EXPR:MIN:MAX:STEP, "
+					 "as in pelt_cfs_tp:util:0:1024:64", arg);
+		*p[k]++ = '\0';
+	}
+	l.min = parse_ll(p[0], arg, "MIN");
+	l.max = parse_ll(p[1], arg, "MAX");
+	l.step = parse_ll(p[2], arg, "STEP");
+	if (l.max <= l.min || l.step <= 0)
+		util_usage_error("tpstat", "invalid --lhist '%s': MIN < MAX and STEP > 0", arg);
+	n = ((unsigned long long)l.max - (unsigned long long)l.min + (unsigned long long)l.step - 1) /
+	    (unsigned long long)l.step;
+	if (n > TPSTAT_LHIST_MAX)
+		util_usage_error("tpstat", "--lhist '%s': %llu buckets, at most %d: a larger STEP", arg,
+				 n, TPSTAT_LHIST_MAX);
+	parse_hist(copy);	/* TP:EXPR; copy stays: env keeps pointers into it */
+	env.hist[env.nhist - 1].linear = true;
+	env.hist[env.nhist - 1].lmin = l.min;
+	env.hist[env.nhist - 1].lmax = l.max;
+	env.hist[env.nhist - 1].lstep = l.step;
 }
 
 /* --by TP:KEY: a key the kernel knows by name, or an EXPR checked against BTF later. */
@@ -175,6 +222,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_HIST:
 		parse_hist(arg);
+		break;
+	case OPT_LHIST:
+		parse_lhist(arg);
 		break;
 	case OPT_BY:
 		parse_by(arg);

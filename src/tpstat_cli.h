@@ -48,6 +48,8 @@ struct tpstat_env {
 		char tp[TP_NAME_LEN];
 		const char *expr;
 		int idx;	/* the tracepoint's index in names */
+		bool linear;	/* --lhist: MIN, MAX and STEP */
+		long long lmin, lmax, lstep;
 	} hist[TPSTAT_MAX_HIST];
 	int nby;		/* --by TP:KEY */
 	struct {

@@ -95,10 +95,50 @@ void fmt_hist_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *ulow
 	*high = lo > (__u64)INT64_MAX ? INT64_MIN : -(__s64)lo;
 }
 
-/* Display order: the most negative bucket first, then 0, then the positive ones. */
-static int hist_order(int i)
+/*
+ * Display order: for log2, the most negative bucket first, then 0, then the positive ones;
+ * for --lhist, below MIN, the steps, MAX or more (-1 past them).
+ */
+static int row_order(const struct tpstat_hist_row *h, int i)
 {
+	if (h->linear) {
+		__u64 step = h->lstep ? h->lstep : 1;
+		int n = (int)(((__u64)h->lmax - (__u64)h->lmin + step - 1) / step);
+
+		/* 0: below MIN; 1..n: the steps; then MAX or more; -1: no such bucket. */
+		return i <= n ? i : i == n + 1 ? TPSTAT_LHIST_MAX + 1 : -1;
+	}
 	return i < 64 ? 128 - i : i == 64 ? 0 : i - 64;
+}
+
+/* The bounds of @h's bucket @b; true when they are unsigned (*@ulo, *@uhi). */
+static bool row_bounds(const struct tpstat_hist_row *h, int b, __s64 *lo, __s64 *hi, __u64 *ulo,
+		       __u64 *uhi)
+{
+	__u64 step = h->lstep ? h->lstep : 1, l, u;
+
+	if (!h->linear) {
+		fmt_hist_bounds(b, h->is_signed, lo, hi, ulo, uhi);
+		return !h->is_signed && b <= 64;
+	}
+	/* Two's complement arithmetic: the same bits serve signed and unsigned bounds. */
+	if (b == 0) {
+		l = h->is_signed ? (__u64)INT64_MIN : 0;
+		u = (__u64)h->lmin - 1;
+	} else if (b == TPSTAT_LHIST_MAX + 1) {
+		l = (__u64)h->lmax;
+		u = h->is_signed ? (__u64)INT64_MAX : UINT64_MAX;
+	} else {
+		l = (__u64)h->lmin + (__u64)(b - 1) * step;
+		u = l + step - 1;
+		if (h->is_signed ? (__s64)u >= h->lmax : u >= (__u64)h->lmax)
+			u = (__u64)h->lmax - 1;
+	}
+	*lo = (__s64)l;
+	*hi = (__s64)u;
+	*ulo = l;
+	*uhi = u;
+	return !h->is_signed;
 }
 
 static void json_hist(struct json *j, const struct tpstat_hist_row *h)
@@ -126,15 +166,14 @@ static void json_hist(struct json *j, const struct tpstat_hist_row *h)
 		json_u64_field(j, "minmax_lost", h->minmax_lost);
 	json_array_field_begin(j, "buckets");
 	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
-		int b = hist_order(i);
+		int b = row_order(h, i);
 		__s64 lo, hi;
 		__u64 ulo, uhi;
 
-		if (!h->buckets[b])
+		if (b < 0 || !h->buckets[b])
 			continue;
 		json_object_begin(j);
-		fmt_hist_bounds(b, h->is_signed, &lo, &hi, &ulo, &uhi);
-		if (!h->is_signed && b <= 64) {
+		if (row_bounds(h, b, &lo, &hi, &ulo, &uhi)) {
 			json_u64_field(j, "low", ulo);
 			json_u64_field(j, "high", uhi);
 		} else {
@@ -148,14 +187,21 @@ static void json_hist(struct json *j, const struct tpstat_hist_row *h)
 	json_object_end(j);
 }
 
-/* "[L, H]" of bucket @b, or "[V]" when it holds one value. */
-static void hist_range(int b, bool is_signed, char *buf, size_t len)
+/* "[L, H]" of @h's bucket @b, or "[V]" when it holds one value. */
+static void hist_range(const struct tpstat_hist_row *h, int b, char *buf, size_t len)
 {
 	__s64 lo, hi;
 	__u64 ulo, uhi;
 
-	fmt_hist_bounds(b, is_signed, &lo, &hi, &ulo, &uhi);
-	if (!is_signed && b <= 64) {
+	if (h->linear && b == 0) {
+		snprintf(buf, len, h->is_signed ? "< %lld" : "< %llu", (long long)h->lmin);
+		return;
+	}
+	if (h->linear && b == TPSTAT_LHIST_MAX + 1) {
+		snprintf(buf, len, h->is_signed ? ">= %lld" : ">= %llu", (long long)h->lmax);
+		return;
+	}
+	if (row_bounds(h, b, &lo, &hi, &ulo, &uhi)) {
 		if (ulo == uhi)
 			snprintf(buf, len, "[%llu]", (unsigned long long)ulo);
 		else
@@ -191,8 +237,8 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 		fprintf(f, ", min/max updates lost %llu", (unsigned long long)h->minmax_lost);
 	fputs("\n", f);
 	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
-		int b = hist_order(i);
-		__u64 c = h->buckets[b];
+		int b = row_order(h, i);
+		__u64 c = b < 0 ? 0 : h->buckets[b];
 
 		if (!c)
 			continue;
@@ -204,18 +250,23 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 	}
 	/* Columns as wide as the widest range and count shown. */
 	for (int i = first; first >= 0 && i <= last; i++) {
-		int b = hist_order(i), n;
+		int b = row_order(h, i), n;
 
-		hist_range(b, h->is_signed, range, sizeof(range));
+		if (b < 0)
+			continue;
+		hist_range(h, b, range, sizeof(range));
 		n = (int)strlen(range);
 		rw = n > rw ? n : rw;
 		n = (int)strlen(fmt_thousands(num, sizeof(num), h->buckets[b]));
 		cw = n > cw ? n : cw;
 	}
 	for (int i = first; first >= 0 && i <= last; i++) {
-		int b = hist_order(i), bar = (int)((h->buckets[b] * 40 + top - 1) / top);
+		int b = row_order(h, i), bar;
 
-		hist_range(b, h->is_signed, range, sizeof(range));
+		if (b < 0)
+			continue;
+		bar = (int)((h->buckets[b] * 40 + top - 1) / top);
+		hist_range(h, b, range, sizeof(range));
 		fprintf(f, "  %-*s %*s |%-40.*s|\n", rw, range, cw,
 			fmt_thousands(num, sizeof(num), h->buckets[b]), bar,
 			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");

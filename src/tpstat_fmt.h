@@ -17,6 +17,9 @@ struct tpstat_hist_row {
 	__u64 samples, errors, sum, min, max, minmax_lost;
 	const __u64 *buckets;	/* TPSTAT_HIST_BUCKETS of them, tpstat.h's layout */
 	bool interval;		/* the deltas of one interval: min and max are not shown */
+	bool linear;		/* --lhist: buckets of lstep from lmin to lmax (tpstat.h) */
+	__s64 lmin, lmax;
+	__u64 lstep;
 };
 
 /* The bounds of log2 bucket @b (tpstat.h): signed when the field is. */

@@ -175,9 +175,16 @@ int tpstat_compile_fields(const struct tp_info *const *tps, struct tpfield *fiel
 	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
 	int status = 0;
 
-	for (int h = 0; h < env.nhist && !status; h++)
-		status = compile_one(&btfs, tps[env.hist[h].idx], "hist", env.hist[h].expr,
-				     &fields[h]);
+	for (int h = 0; h < env.nhist && !status; h++) {
+		status = compile_one(&btfs, tps[env.hist[h].idx], env.hist[h].linear ? "lhist" : "hist",
+				     env.hist[h].expr, &fields[h]);
+		if (!status && env.hist[h].linear && !fields[h].is_signed && env.hist[h].lmin < 0) {
+			fprintf(stderr, "tpstat: --lhist %s:%s: MIN %lld is negative, and %s is %s, "
+				"which is unsigned\n", tps[env.hist[h].idx]->name, env.hist[h].expr,
+				env.hist[h].lmin, env.hist[h].expr, fields[h].type);
+			status = EXIT_USAGE;
+		}
+	}
 	for (int b = 0; b < env.nby && !status; b++) {
 		memset(&keys[b], 0, sizeof(keys[b]));
 		if (env.by[b].kind == TPSTAT_KEY_EXPR)

@@ -52,6 +52,11 @@ usage_error "invalid --hist 'tpgen_a:': TRACEPOINT:EXPR" --hist tpgen_a:
 usage_error "too many --hist: at most 8" $(for i in $(seq 9); do echo --hist tpgen_a:seq; done)
 usage_error "-l takes no other options" -l --hist tpgen_a:seq
 usage_error "at most 32" $(seq -f 'tp%g' 1 32) --hist tp33:x
+usage_error "invalid --lhist 'tpgen_a:seq': TRACEPOINT:EXPR:MIN:MAX:STEP" --lhist tpgen_a:seq
+usage_error "invalid --lhist 'tpgen_a:seq:0:10:x': STEP 'x' is not a whole number" --lhist tpgen_a:seq:0:10:x
+usage_error "invalid --lhist 'tpgen_a:seq:10:10:1': MIN < MAX and STEP > 0" --lhist tpgen_a:seq:10:10:1
+usage_error "invalid --lhist 'tpgen_a:seq:0:10:0': MIN < MAX and STEP > 0" --lhist tpgen_a:seq:0:10:0
+usage_error "128 buckets, at most 127: a larger STEP" --lhist tpgen_a:seq:0:128:1
 usage_error "invalid --by 'sched_switch': TRACEPOINT:KEY" --by sched_switch
 usage_error "invalid --by 'sched_switch:': TRACEPOINT:KEY" --by sched_switch:
 usage_error "too many --by: at most 8" $(for i in $(seq 9); do echo --by sched_switch:cpu; done)

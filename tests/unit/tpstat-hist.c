@@ -69,7 +69,7 @@ int main(void)
 	ASSERT_EQ_U64(tpstat_field_value(&f, 0x8), UINT64_MAX, "a signed 1-bit field of 1 is -1");
 
 	for (__u64 v = 1; v <= 200; v++) {
-		tpstat_hist_record(&h, v, false);
+		tpstat_hist_record(&h, v, false, tpstat_bucket(v, false));
 		want[tpstat_bucket(v, false)]++;
 		sum += v;
 	}
@@ -81,9 +81,9 @@ int main(void)
 	{
 		struct tpstat_hist s = { .min = INT64_MAX, .max = (__u64)INT64_MIN };
 
-		tpstat_hist_record(&s, (__u64)-5, true);
-		tpstat_hist_record(&s, 7, true);
-		tpstat_hist_record(&s, 0, true);
+		tpstat_hist_record(&s, (__u64)-5, true, tpstat_bucket((__u64)-5, true));
+		tpstat_hist_record(&s, 7, true, tpstat_bucket(7, true));
+		tpstat_hist_record(&s, 0, true, tpstat_bucket(0, true));
 		ASSERT_TRUE((__s64)s.min == -5 && (__s64)s.max == 7 && (__s64)s.sum == 2,
 			    "signed: min -5, max 7, sum 2");
 		{
@@ -171,6 +171,53 @@ int main(void)
 			      "  sh                             7\n"
 			      "  init                           2\n"
 			      "  (3 others)                     4\n", "table --by: the top keys, then the rest");
+		free(text);
+	}
+	{
+		struct tpstat_field lf = { .size = 8, .linear = 1, .lmin = 0, .lmax = 200, .lstep = 50 };
+		struct tpstat_hist lh = { .min = UINT64_MAX };
+		struct tpstat_hist_row lr;
+		struct tpstat_row row = { .name = "tpgen_a", .module = "tpgen", .cpus = &sum,
+			.first_cpu = -1, .nhists = 1 };
+		struct tpstat_report r = { .n = 1, .rows = &row, .final = true };
+		char *text;
+		size_t len;
+		FILE *mf;
+
+		for (__u64 v = 1; v <= 250; v++)
+			tpstat_hist_record(&lh, v, false, tpstat_lbucket(v, &lf));
+		ASSERT_TRUE(lh.buckets[1] == 49 && lh.buckets[2] == 50 && lh.buckets[4] == 50 &&
+			    lh.buckets[TPSTAT_LHIST_MAX + 1] == 51 && lh.buckets[5] == 0,
+			    "--lhist 0:200:50 of 1..250: 49, 50, 50, 50, then 51 at 200 or more");
+		lf = (struct tpstat_field){ .size = 8, .is_signed = 1, .linear = 1, .lmin = -10,
+			.lmax = 10, .lstep = 5 };
+		ASSERT_TRUE(tpstat_lbucket((__u64)-11, &lf) == 0 && tpstat_lbucket((__u64)-10, &lf) == 1 &&
+			    tpstat_lbucket((__u64)-1, &lf) == 2 && tpstat_lbucket(0, &lf) == 3 &&
+			    tpstat_lbucket(9, &lf) == 4 && tpstat_lbucket(10, &lf) == TPSTAT_LHIST_MAX + 1,
+			    "signed --lhist -10:10:5: below, the four steps, 10 or more");
+		lr = (struct tpstat_hist_row){ .expr = "seq", .samples = lh.samples, .sum = lh.sum,
+			.min = lh.min, .max = lh.max, .buckets = lh.buckets, .linear = true, .lmin = 0,
+			.lmax = 200, .lstep = 50 };
+		row.hists = &lr;
+		mf = open_memstream(&text, &len);
+		fmt_json(mf, &r);
+		fclose(mf);
+		ASSERT_STRSTR(text, "\"buckets\":[{\"low\":0,\"high\":49,\"count\":49},"
+			      "{\"low\":50,\"high\":99,\"count\":50},{\"low\":100,\"high\":149,"
+			      "\"count\":50},{\"low\":150,\"high\":199,\"count\":50},{\"low\":200,"
+			      "\"high\":18446744073709551615,\"count\":51}]",
+			      "JSON --lhist: linear bounds, the last bucket from MAX up");
+		free(text);
+		mf = open_memstream(&text, &len);
+		fmt_table(mf, &r);
+		fclose(mf);
+		ASSERT_STRSTR(text, " tpgen_a:seq  samples 250, sum 31375, min 1, max 250\n"
+			      "  [0, 49]    49 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ |\n"
+			      "  [50, 99]   50 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+			      "  [100, 149] 50 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+			      "  [150, 199] 50 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+			      "  >= 200     51 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n",
+			      "table --lhist: the steps, then MAX or more, nothing past it");
 		free(text);
 	}
 	return test_done();

@@ -55,6 +55,15 @@ is "$(jq '.h.samples + .h.errors == .count' <<<"$h")" true "samples + errors = t
 is "$(jq '.h.errors' <<<"$h")" 0 "no read failed"
 is "$(jq '.h.min >= 0 and .h.max <= 1024' <<<"$h")" true "util_avg within [0, 1024] ($(jq -c '[.h.min, .h.max]' <<<"$h"))"
 
+# --lhist: linear buckets, exact against seq 1..250.
+out=$(tpstat -a -j --lhist tpgen_a:seq:0:200:50 -- taskset -c 0 sh -c "echo tpgen_a 250 > $TPGEN/fire")
+ok $? "tpstat --lhist tpgen_a:seq:0:200:50"
+is "$(jq -c .buckets <<<"$(hist "$out" tpgen_a 0)")" \
+	'[{"low":0,"high":49,"count":49},{"low":50,"high":99,"count":50},{"low":100,"high":149,"count":50},{"low":150,"high":199,"count":50},{"low":200,"high":18446744073709551615,"count":51}]' \
+	"every linear bucket of seq 1..250 exact, the last from 200 up"
+err_case 2 "MIN -5 is negative, and seq is u64, which is unsigned" "--lhist below 0 of an unsigned field" \
+	tpstat --lhist tpgen_a:seq:-5:5:1
+
 # -i: each interval line has the interval's own histogram; they add up to the fires.
 out=$(tpstat -a -i 0.2 --hist tpgen_a:seq -- sh -c "echo tpgen_a 300 > $TPGEN/fire; sleep 0.5; echo tpgen_a 200 > $TPGEN/fire; sleep 0.3")
 ok $? "tpstat -i 0.2 --hist while firing twice"
