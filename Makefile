@@ -150,9 +150,9 @@ $(BUILD)/tests/vm/prog-run: CFLAGS += -Itests/unit
 
 # The guest half of make bench; libuuid linked in statically (the image has no libuuid1).
 $(BUILD)/tests/bench/tpbench: tests/bench/tpbench.c $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h \
-		$(BUILD)/cookie.skel.h $(BUILD)/libcookie.a | deps
+		$(BUILD)/cookie.skel.h $(BUILD)/libcookie.a $(BUILD)/tpfield.o | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< $(BUILD)/libcookie.a $(LDLIBS) -Wl,-Bstatic -luuid -Wl,-Bdynamic -o $@
+	$(CC) $(CFLAGS) $< $(BUILD)/tpfield.o $(BUILD)/libcookie.a $(LDLIBS) -Wl,-Bstatic -luuid -Wl,-Bdynamic -o $@
 
 $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 	@mkdir -p $(dir $@)

@@ -57,6 +57,8 @@ struct tpstat_tp {
 #define TPSTAT_MAX_HIST		8
 #define TPSTAT_FIELD_STEPS	8
 #define TPSTAT_HIST_BUCKETS	129
+/* The array is a power of two, so that the program can mask the index the verifier checks. */
+#define TPSTAT_HIST_SLOTS	256
 #define TPSTAT_LHIST_MAX	(TPSTAT_HIST_BUCKETS - 2)	/* linear buckets between the two ends */
 /* Attempts of the cmpxchg loops for min and max before the update is counted as lost. */
 #define TPSTAT_MINMAX_TRIES	16
@@ -85,7 +87,7 @@ struct tpstat_hist {
 	__u64 sum;		/* two's complement: signed values add up right */
 	__u64 min, max;		/* signed or unsigned as the field is; set up by user space */
 	__u64 minmax_lost;	/* min/max updates given up after TPSTAT_MINMAX_TRIES */
-	__u64 buckets[TPSTAT_HIST_BUCKETS];
+	__u64 buckets[TPSTAT_HIST_SLOTS];	/* the first TPSTAT_HIST_BUCKETS used */
 } __attribute__((aligned(64)));
 
 /*

@@ -84,9 +84,13 @@ static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, b
 	__u64 old;
 	int i;
 
-	if (b >= TPSTAT_HIST_BUCKETS)
-		b = TPSTAT_HIST_BUCKETS - 1;
-	atomic_add(&h->buckets[b], 1);
+	/*
+	 * b < TPSTAT_HIST_BUCKETS already; the verifier needs to see it on the register that
+	 * indexes. Clang knows the range and may test one copy of b and index with another,
+	 * so hide the value from it and mask the index itself.
+	 */
+	asm volatile("" : "+r"(b));
+	atomic_add(&h->buckets[b & (TPSTAT_HIST_SLOTS - 1)], 1);
 	atomic_add(&h->samples, 1);
 	atomic_add(&h->sum, v);
 	for (i = 0; i < TPSTAT_MINMAX_TRIES; i++) {

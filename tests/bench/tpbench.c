@@ -26,6 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "tpstat.h"
+#include "tpfield.h"
 #include "cookie.h"
 #include "bench.h"
 #include "bench.skel.h"
@@ -143,7 +144,7 @@ struct method {
 };
 
 static struct bench_bpf *bs;
-static struct tpstat_bpf *ts;
+static struct tpstat_bpf *ts, *ts_hist, *ts_by;
 
 static __u64 count_global(void) { return __atomic_load_n(&bs->bss->global_count, __ATOMIC_RELAXED); }
 static __u64 count_plain(void) { return __atomic_load_n(&bs->bss->plain_count, __ATOMIC_RELAXED); }
@@ -185,9 +186,77 @@ static __u64 count_tpstat(void)
 	return sum;
 }
 
+/* --hist's samples: one per event recorded (errors would be events too). */
+static __u64 count_hist(void)
+{
+	return __atomic_load_n(&ts_hist->bss->hists[0].samples, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&ts_hist->bss->hists[0].errors, __ATOMIC_RELAXED);
+}
+
+/* --by's table summed, and what found no slot. */
+static __u64 count_by(void)
+{
+	struct tpstat_key key, next;
+	__u64 sum = ts_by->bss->by_stats[0].dropped, v;
+	int fd = bpf_map__fd(ts_by->maps.by_counts);
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(fd, &next, &v))
+			sum += v;
+		key = next;
+		prev = &key;
+	}
+	return sum;
+}
+
+/*
+ * tpstat's fields program on tpgen_a, as tpstat --hist tpgen_a:ctx->cpu (one read through
+ * the context's pointer) or --by tpgen_a:cpu loads it.
+ */
+static struct tpstat_bpf *open_fields(bool hist)
+{
+	struct tpfield_btfs btfs = { .dir = "/sys/kernel/btf" };
+	struct tpstat_bpf *t = tpstat_bpf__open();
+	const struct btf *btf = tpfield_btf(&btfs, "tpgen");
+	struct tpstat_field f = { .tp = 0 };
+	char err[TPFIELD_ERR_LEN];
+	struct tpfield_proto proto;
+	struct bpf_program *p;
+	struct tpfield tf;
+
+	if (!t)
+		die("open tpstat.bpf.o");
+	/* ctx->cpu compiled as tpstat compiles it, against tpgen's BTF. */
+	if (!btf || tpfield_proto(btf, "tpgen_a", &proto) ||
+	    tpfield_compile(btf, &proto, "ctx->cpu", &tf, err, sizeof(err)))
+		die("compile tpgen_a:ctx->cpu");
+	tpfield_btfs_free(&btfs);
+	f = (struct tpstat_field){ .tp = 0, .arg = tf.arg, .nsteps = tf.nsteps, .size = tf.size,
+		.is_signed = tf.is_signed };
+	for (__u32 k = 0; k < tf.nsteps; k++) {
+		f.steps[k].off = tf.steps[k].off;
+		f.steps[k].size = tf.steps[k].size;
+	}
+	bpf_object__for_each_program(p, t->obj)
+		bpf_program__set_autoload(p, p == t->progs.tpstat_hist_0);
+	if (hist) {
+		t->rodata->nhist = 1;
+		memcpy((void *)&t->rodata->hist_field[0], &f, sizeof(f));
+	} else {
+		t->rodata->nby = 1;
+		((struct tpstat_by *)&t->rodata->by_spec[0])->kind = TPSTAT_KEY_CPU;
+	}
+	if (tpstat_bpf__load(t))
+		die("load tpstat.bpf.o's fields program");
+	if (hist)
+		t->bss->hists[0].min = INT64_MAX, t->bss->hists[0].max = (__u64)INT64_MIN;
+	return t;
+}
+
 static int bench_count(void)
 {
-	struct method m[8];
+	struct method m[10];
 	int nm = 0, fd_stats;
 	__u64 one = 1, zero = 0;
 
@@ -203,11 +272,15 @@ static int bench_count(void)
 	}
 	if (tpstat_bpf__load(ts))
 		die("load tpstat.bpf.o");
+	ts_hist = open_fields(true);
+	ts_by = open_fields(false);
 	bpf_map_update_elem(bpf_map__fd(bs->maps.hash), &one, &zero, BPF_ANY);
 
 	m[nm++] = (struct method){ "none", NULL, NULL, false };
 	m[nm++] = (struct method){ "empty", bs->progs.bench_empty, NULL, false };
 	m[nm++] = (struct method){ "tpstat", ts->progs.tpstat_0, count_tpstat, true };
+	m[nm++] = (struct method){ "tpstat_hist", ts_hist->progs.tpstat_hist_0, count_hist, true };
+	m[nm++] = (struct method){ "tpstat_by", ts_by->progs.tpstat_hist_0, count_by, true };
 	m[nm++] = (struct method){ "global_atomic", bs->progs.bench_global, count_global, true };
 	m[nm++] = (struct method){ "percpu_array", bs->progs.bench_percpu, count_percpu, true };
 	m[nm++] = (struct method){ "bss_slots", bs->progs.bench_slots, count_slots, true };
@@ -265,6 +338,8 @@ static int bench_count(void)
 	set_online(possible_cpus);
 	bench_bpf__destroy(bs);
 	tpstat_bpf__destroy(ts);
+	tpstat_bpf__destroy(ts_hist);
+	tpstat_bpf__destroy(ts_by);
 	return 0;
 }
 
