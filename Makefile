@@ -51,14 +51,29 @@ all: image
 deps:
 	@images/install-deps
 
+# Long builds show their progress (images/progress): objects done out of the earlier build's
+# count, elapsed time and an estimate; in place on a terminal, a line every 30 s otherwise.
+# A step of kbuild and of the selftests' Makefiles is one of their "  CC      path" lines.
+KBUILD_STEP := ^  [A-Z][A-Z0-9_.-]*[[:space:]]
+PROGRESS := images/progress
+
 # Always asks build-kernel (a no-op when the key is built); the stamp changes only with the key.
+# build-kernel writes its own build.log; progress watches it (--watch) and says nothing when
+# the kernel is already built.
 $(BUILD)/kernel.dir: FORCE | deps
 	@mkdir -p $(BUILD)
-	@d=$$(kernel/build-kernel) && { [ "$$(cat $@ 2>/dev/null)" = "$$d" ] || echo "$$d" > $@; }
+	@k=$$(kernel/build-kernel --dir) && \
+	d=$$($(PROGRESS) --watch --label "kernel build" --log "$$k/build.log" --match '$(KBUILD_STEP)' \
+		--total-cmd "kernel/previous-build $$k" -- kernel/build-kernel) && \
+		{ [ "$$(cat $@ 2>/dev/null)" = "$$d" ] || echo "$$d" > $@; }
 
+# A step of mkosi is a line of its log; the total is the newest earlier base image's.
 $(BUILD)/base-image.path: FORCE | deps
 	@mkdir -p $(BUILD)
-	@p=$$(images/build-base-image) && { [ "$$(cat $@ 2>/dev/null)" = "$$p" ] || echo "$$p" > $@; }
+	@i=$$(images/build-base-image --path) && \
+	p=$$($(PROGRESS) --watch --label "base image" --log "$$(dirname "$$i").tmp/mkosi.log" \
+		--total-cmd "ls -t $(BAREATOM_CACHE)/image-*/mkosi.log | head -n1" -- images/build-base-image) && \
+		{ [ "$$(cat $@ 2>/dev/null)" = "$$p" ] || echo "$$p" > $@; }
 
 kernel: $(BUILD)/kernel.dir
 
@@ -112,10 +127,15 @@ module: $(BUILD)/module/tpgen.ko
 # its outputs here (OUTPUT=). The tree itself only gains verifier/tests.h and prog_tests/tests.h,
 # generated the same way every time. A new kernel key starts from an empty directory.
 SELFTESTS := $(BUILD)/selftests
+# Progress: the total is the previous build's log (kept as .prev when it built anything).
+keep-log = grep -qE '$(KBUILD_STEP)' $(1) 2>/dev/null && mv $(1) $(1).prev || true
 $(SELFTESTS)/test_verifier: $(BUILD)/kernel.dir | deps
 	rm -rf $(SELFTESTS) && mkdir -p $(SELFTESTS)
-	$(MAKE) -C $(KDIR)/tools/testing/selftests/bpf OUTPUT=$(CURDIR)/$(SELFTESTS)/ test_verifier \
-		>$(BUILD)/selftests.log 2>&1 || { cat $(BUILD)/selftests.log; exit 1; }
+	@$(call keep-log,$(BUILD)/selftests.log)
+	$(PROGRESS) --label "selftests: test_verifier" --log $(BUILD)/selftests.log --match '$(KBUILD_STEP)' \
+		--total-from $(BUILD)/selftests.log.prev -- \
+		$(MAKE) -C $(KDIR)/tools/testing/selftests/bpf OUTPUT=$(CURDIR)/$(SELFTESTS)/ test_verifier || \
+		{ tail -n 40 $(BUILD)/selftests.log; exit 1; }
 
 # Stripped and gzipped for the guest (tests/selftests/test_verifier says why).
 $(SELFTESTS)/test_verifier.gz: $(SELFTESTS)/test_verifier
@@ -127,7 +147,10 @@ $(SELFTESTS)/atomic-cases: $(SELFTESTS)/test_verifier tests/selftests/gen-cases 
 
 # test_progs, for `test_progs -t atomics`; built in a scratch copy (the script says why).
 $(BUILD)/selftests-progs/test_progs: $(BUILD)/kernel.dir tests/selftests/build-test-progs | deps
-	tests/selftests/build-test-progs $(KDIR) $(BUILD)/selftests-progs >$(BUILD)/selftests-progs.log 2>&1 || \
+	@$(call keep-log,$(BUILD)/selftests-progs.log)
+	$(PROGRESS) --label "selftests: test_progs" --log $(BUILD)/selftests-progs.log --match '$(KBUILD_STEP)' \
+		--total-from $(BUILD)/selftests-progs.log.prev -- \
+		tests/selftests/build-test-progs $(KDIR) $(BUILD)/selftests-progs || \
 		{ tail -n 40 $(BUILD)/selftests-progs.log; exit 1; }
 
 SELFTEST_BINS := $(SELFTESTS)/test_verifier.gz $(SELFTESTS)/atomic-cases $(BUILD)/selftests-progs/test_progs

@@ -2,6 +2,8 @@
 # What the suite pins, as bpftool sees it: every pinned program's xlated code holds the atomic
 # operations the host-side object check expects of its source, tpstat's counters dumped by
 # bpftool equal what tpstat prints, and the links name the tracepoints.
+# cookie-gend's pins come from its unit, so the runner boots systemd for this:
+# run-vm: systemd
 . "$(dirname "$0")/tap.sh"
 expect=$(dirname "$0")/atomics.expect
 modprobe tpgen

@@ -1,0 +1,77 @@
+#!/bin/bash
+# images/run-vm's contract on both boot paths (DESIGN.md "The VM runner"): CMD's stdout,
+# stderr and exit status, 124 on --timeout, 125 when the guest does not come up, the console
+# log under build/vm/; and --init auto's choice: the minimal init for a plain command (with
+# everything the suite needs mounted), systemd for a command that uses systemctl.
+# Timing decides nothing: the guest's uptime at the command is only reported.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+rv=$top/images/run-vm
+vmdir=$BUILD/vm
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+is() {
+	n=$((n + 1))
+	if [ "$1" = "$2" ]; then echo "ok $n - $3"; else
+		echo "not ok $n - $3"; echo "#   got:  '$1'" | head -n 20; echo "#   want: '$2'"; fi
+}
+
+# 1. auto, a plain command: the minimal path, output, exit status, what is mounted.
+probe='echo out; echo err >&2
+for m in /sys/fs/bpf /sys/kernel/debug /sys/kernel/tracing /sys/fs/cgroup; do
+	echo "$m $(findmnt -n -o FSTYPE "$m")"
+done
+ip -o link show lo | grep -q "UP" && echo "lo up"
+modprobe tpgen && echo "tpgen_a 3" >/sys/kernel/debug/tpgen/fire && grep tpgen_a /sys/kernel/debug/tpgen/stats
+exit 7'
+rm -f "$vmdir/last-start"
+"$rv" --timeout 300 -- sh -c "$probe" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+is "$rc" 7 "auto, plain command: run-vm exits with the command's status 7"
+is "$(cat "$tmp/out")" "out
+/sys/fs/bpf bpf
+/sys/kernel/debug debugfs
+/sys/kernel/tracing tracefs
+/sys/fs/cgroup cgroup2
+lo up
+tpgen_a 3" "minimal path: stdout, with bpffs, debugfs, tracefs and cgroup2 mounted, lo up, tpgen loaded and fired"
+is "$(cat "$tmp/err")" err "minimal path: stderr"
+read -r path up <"$vmdir/last-start" 2>/dev/null
+is "$path" minimal "auto chose the minimal init for a command that needs no services"
+echo "# guest uptime at the command, minimal path: ${up:-?} s"
+[ -s "$vmdir/console.log" ]
+t $? "the console log is kept ($vmdir/console.log)"
+
+# 2. the minimal path's timeout: 124, the guest killed, one message naming the console log.
+"$rv" --init minimal --timeout 2 -- sleep 600 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+is "$rc" 124 "--init minimal --timeout 2 -- sleep 600: exit 124"
+grep -q "run-vm: timed out after 2s; guest killed (console log: .*console.log)" "$tmp/err"
+t $? "the timeout is reported with the console log's path: $(head -n1 "$tmp/err")"
+
+# 3. auto, a command that uses systemctl: the systemd path, with cookie-gend's unit up.
+rm -f "$vmdir/last-start"
+"$rv" --timeout 300 -- sh -c 'systemctl is-active cookie-gend; echo via-systemd >&2; exit 3' \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+is "$rc" 3 "auto, systemctl in the command: exit status 3"
+is "$(cat "$tmp/out")" active "systemd path: stdout (cookie-gend's unit is active)"
+grep -qx via-systemd "$tmp/err"
+t $? "systemd path: stderr"
+read -r path up <"$vmdir/last-start" 2>/dev/null
+is "$path" systemd "auto chose systemd for a command that uses systemctl"
+echo "# guest uptime at the command, systemd path: ${up:-?} s"
+
+# 4. a guest that does not come up in time: 125.
+BAREATOM_BOOT_TIMEOUT=1 "$rv" --init minimal -- true >"$tmp/out" 2>"$tmp/err"
+rc=$?
+is "$rc" 125 "a boot longer than BAREATOM_BOOT_TIMEOUT=1: exit 125"
+grep -q "run-vm: the guest did not come up within 1s (console log: " "$tmp/err"
+t $? "and says so: $(head -n1 "$tmp/err")"
+
+# 5. a bad --init is a usage error, before anything boots.
+out=$("$rv" --init fast -- true 2>&1); rc=$?
+[ "$rc" = 2 ] && [ "$out" = "run-vm: --init takes auto, minimal or systemd, not 'fast'" ]
+t $? "--init fast: exit 2, one line ($rc: $out)"
+echo "1..$n"
