@@ -124,20 +124,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.node_id = node;
 		break;
 	}
-	case OPT_LISTEN: {
-		struct sockaddr_storage ss;
-		socklen_t len;
-		char why[160];
-
-		if (http_parse_listen(arg, &ss, &len, why, sizeof(why)))
-			util_usage_error("cookie-gend", "--listen: %s", why);
-		env.listen = arg;
+	case OPT_LISTEN:
+		env.listen = http_listen_option("cookie-gend", arg);
 		break;
-	}
 	case OPT_TEXTFILE:
-		if (!*arg)
-			util_usage_error("cookie-gend", "--textfile: an empty path");
-		env.textfile = arg;
+		env.textfile = http_textfile_option("cookie-gend", arg);
 		break;
 	case 'i': env.interval = util_parse_interval("cookie-gend", arg); break;
 	case ARGP_KEY_ARG:

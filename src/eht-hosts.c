@@ -109,20 +109,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (util_parse_seconds(arg, &env.duration))
 			util_usage_error("eht-hosts", "invalid duration '%s': a number of seconds > 0", arg);
 		break;
-	case OPT_LISTEN: {
-		struct sockaddr_storage ss;
-		socklen_t len;
-		char why[160];
-
-		if (http_parse_listen(arg, &ss, &len, why, sizeof(why)))
-			util_usage_error("eht-hosts", "--listen: %s", why);
-		env.listen = arg;
+	case OPT_LISTEN:
+		env.listen = http_listen_option("eht-hosts", arg);
 		break;
-	}
 	case OPT_TEXTFILE:
-		if (!*arg)
-			util_usage_error("eht-hosts", "--textfile: an empty path");
-		env.textfile = arg;
+		env.textfile = http_textfile_option("eht-hosts", arg);
 		break;
 	case ARGP_KEY_ARG:
 		util_usage_error("eht-hosts", "unexpected argument '%s' (a command goes after --)", arg);

@@ -533,3 +533,21 @@ out:
 	free(copy);
 	return err;
 }
+
+const char *http_listen_option(const char *prog, const char *arg)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char why[160];
+
+	if (http_parse_listen(arg, &ss, &len, why, sizeof(why)))
+		util_usage_error(prog, "--listen: %s", why);
+	return arg;
+}
+
+const char *http_textfile_option(const char *prog, const char *arg)
+{
+	if (!*arg)
+		util_usage_error(prog, "--textfile: an empty path");
+	return arg;
+}

@@ -89,4 +89,11 @@ void http_serve_ready(struct http_serve *h);
  */
 int metrics_write_textfile(const char *path, const char *buf, size_t len);
 
+/*
+ * The --listen and --textfile options of @prog: @arg checked (a usage error, one line and
+ * exit 2, when it is not an address and port, or an empty path) and returned.
+ */
+const char *http_listen_option(const char *prog, const char *arg);
+const char *http_textfile_option(const char *prog, const char *arg);
+
 #endif /* __BAREATOM_HTTP_SERVE_H */

@@ -237,6 +237,39 @@ static bool toggle_pause(struct state *s)
 	return true;
 }
 
+/*
+ * The --hist and --by rows of each tracepoint, from the counts shown now: the histograms'
+ * totals, or with @interval the deltas since the previous report (min and max stay totals).
+ */
+static void fields_rows(struct state *s, bool interval)
+{
+	for (int i = 0; i < env.n; i++) {
+		s->rows[i].hists = s->hist_rows[i];
+		s->rows[i].nhists = 0;
+		s->rows[i].bys = s->by_rows[i];
+		s->rows[i].nbys = 0;
+	}
+	if (env.nby)
+		read_by(s);
+	for (int h = 0; h < env.nhist; h++) {
+		struct tpstat_row *row = &s->rows[env.hist[h].idx];
+		const struct tpstat_hist *c = &s->shown.hist[h];
+
+		if (interval) {
+			sub_hist(&s->hist_delta[h], &s->shown.hist[h], &s->prev.hist[h]);
+			c = &s->hist_delta[h];
+		}
+
+		s->hist_rows[env.hist[h].idx][row->nhists++] = (struct tpstat_hist_row){
+			.expr = env.hist[h].expr, .is_signed = s->fields[h].is_signed,
+			.samples = c->samples, .errors = c->errors, .sum = c->sum, .min = c->min,
+			.max = c->max, .minmax_lost = c->minmax_lost, .buckets = c->buckets,
+			.interval = interval, .linear = env.hist[h].linear, .lmin = env.hist[h].lmin,
+			.lmax = env.hist[h].lmax, .lstep = env.hist[h].lstep,
+		};
+	}
+}
+
 static void report(struct state *s, struct tpstat_report *r)
 {
 	struct tpstat_bpf__bss *bss = s->skel->bss;
@@ -270,32 +303,8 @@ static void report(struct state *s, struct tpstat_report *r)
 		}
 		row->runs = s->runs[i];
 		row->nruns = r->final ? s->nruns : 0;
-		row->hists = s->hist_rows[i];
-		row->nhists = 0;
-		row->bys = s->by_rows[i];
-		row->nbys = 0;
 	}
-	if (env.nby)
-		read_by(s);
-	for (int h = 0; h < env.nhist; h++) {
-		struct tpstat_row *row = &s->rows[env.hist[h].idx];
-		const struct tpstat_hist *c = &s->shown.hist[h];
-		/* An interval line shows the interval's histogram; JSON and the end, the totals. */
-		bool interval = !r->final && !env.json && !env.csv;
-
-		if (interval) {
-			sub_hist(&s->hist_delta[h], &s->shown.hist[h], &s->prev.hist[h]);
-			c = &s->hist_delta[h];
-		}
-
-		s->hist_rows[env.hist[h].idx][row->nhists++] = (struct tpstat_hist_row){
-			.expr = env.hist[h].expr, .is_signed = s->fields[h].is_signed,
-			.samples = c->samples, .errors = c->errors, .sum = c->sum, .min = c->min,
-			.max = c->max, .minmax_lost = c->minmax_lost, .buckets = c->buckets,
-			.interval = interval, .linear = env.hist[h].linear, .lmin = env.hist[h].lmin,
-			.lmax = env.hist[h].lmax, .lstep = env.hist[h].lstep,
-		};
-	}
+	fields_rows(s, !r->final && !env.json && !env.csv);
 	s->prev = s->shown;
 	r->n = env.n;
 	r->rows = s->rows;
@@ -330,6 +339,13 @@ static void metrics_snapshot(void *arg, struct tpstat_mview *v)
 			.missed = s->shown.missed[i],
 			.cpu_hits = env.per_cpu ? s->shown.slot[i] : NULL,
 		};
+	fields_rows(s, false);
+	for (int i = 0; i < env.n; i++) {
+		v->tp[i].hists = s->rows[i].hists;
+		v->tp[i].nhists = s->rows[i].nhists;
+		v->tp[i].bys = s->rows[i].bys;
+		v->tp[i].nbys = s->rows[i].nbys;
+	}
 	v->targets_fd = bpf_map__fd(s->skel->maps.targets);
 	v->targets_max = bpf_map__max_entries(s->skel->maps.targets);
 	v->untracked_forks = __atomic_load_n(&s->skel->bss->untracked_forks, __ATOMIC_RELAXED);

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include "tpstat_cli.h"
 #include "http_serve.h"
 #include "tplist.h"
@@ -89,21 +88,31 @@ static int name_index(const char *name)
 	return env.n++;
 }
 
-/* --hist TP:EXPR: the expression is checked against BTF once the tracepoint is known. */
-static void parse_hist(char *arg)
+/*
+ * "TP:REST" of --@opt into @tp (@len bytes); returns REST. A usage error when either part is
+ * empty (@form says what is expected) or TP is too long.
+ */
+static char *split_tp(char *arg, char *tp, size_t len, const char *opt, const char *form)
 {
 	char *colon = strchr(arg, ':');
 
 	if (!colon || colon == arg || !colon[1])
-		util_usage_error("tpstat", "invalid --hist '%s': TRACEPOINT:EXPR, as in "
-				 "tpgen_a:seq or pelt_cfs_tp:cfs_rq->avg.util_avg", arg);
+		util_usage_error("tpstat", "invalid --%s '%s': %s", opt, arg, form);
+	if ((size_t)(colon - arg) >= len)
+		util_usage_error("tpstat", "--%s '%s': tracepoint name too long", opt, arg);
+	memcpy(tp, arg, colon - arg);
+	tp[colon - arg] = '\0';
+	return colon + 1;
+}
+
+/* --hist TP:EXPR: the expression is checked against BTF once the tracepoint is known. */
+static void parse_hist(char *arg)
+{
 	if (env.nhist == TPSTAT_MAX_HIST)
 		util_usage_error("tpstat", "too many --hist: at most %d", TPSTAT_MAX_HIST);
-	if ((size_t)(colon - arg) >= sizeof(env.hist[0].tp))
-		util_usage_error("tpstat", "--hist '%s': tracepoint name too long", arg);
-	memcpy(env.hist[env.nhist].tp, arg, colon - arg);
-	env.hist[env.nhist].tp[colon - arg] = '\0';
-	env.hist[env.nhist].expr = colon + 1;
+	env.hist[env.nhist].expr = split_tp(arg, env.hist[env.nhist].tp, sizeof(env.hist[0].tp),
+					    "hist", "TRACEPOINT:EXPR, as in tpgen_a:seq or "
+					    "pelt_cfs_tp:cfs_rq->avg.util_avg");
 	env.nhist++;
 }
 
@@ -160,21 +169,16 @@ static void parse_by(char *arg)
 		[TPSTAT_KEY_CPU] = "cpu", [TPSTAT_KEY_PID] = "pid", [TPSTAT_KEY_COMM] = "comm",
 		[TPSTAT_KEY_CGROUP] = "cgroup",
 	};
-	char *colon = strchr(arg, ':');
+	const char *key;
 
-	if (!colon || colon == arg || !colon[1])
-		util_usage_error("tpstat", "invalid --by '%s': TRACEPOINT:KEY, KEY one of cpu, comm, "
-				 "pid, cgroup or a field EXPR, as in sched_switch:comm", arg);
 	if (env.nby == TPSTAT_MAX_BY)
 		util_usage_error("tpstat", "too many --by: at most %d", TPSTAT_MAX_BY);
-	if ((size_t)(colon - arg) >= sizeof(env.by[0].tp))
-		util_usage_error("tpstat", "--by '%s': tracepoint name too long", arg);
-	memcpy(env.by[env.nby].tp, arg, colon - arg);
-	env.by[env.nby].tp[colon - arg] = '\0';
-	env.by[env.nby].key = colon + 1;
+	key = split_tp(arg, env.by[env.nby].tp, sizeof(env.by[0].tp), "by", "TRACEPOINT:KEY, KEY "
+		       "one of cpu, comm, pid, cgroup or a field EXPR, as in sched_switch:comm");
+	env.by[env.nby].key = key;
 	env.by[env.nby].kind = TPSTAT_KEY_EXPR;
 	for (int k = 0; k < (int)(sizeof(names) / sizeof(names[0])); k++)
-		if (!strcmp(colon + 1, names[k]))
+		if (!strcmp(key, names[k]))
 			env.by[env.nby].kind = k;
 	env.nby++;
 }
@@ -236,20 +240,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			util_usage_error("tpstat", "invalid --top '%s': a whole number from 1 to %d", arg,
 					 TPSTAT_BY_ENTRIES);
 		break;
-	case OPT_LISTEN: {
-		struct sockaddr_storage ss;
-		socklen_t len;
-		char why[160];
-
-		if (http_parse_listen(arg, &ss, &len, why, sizeof(why)))
-			util_usage_error("tpstat", "--listen: %s", why);
-		env.listen = arg;
+	case OPT_LISTEN:
+		env.listen = http_listen_option("tpstat", arg);
 		break;
-	}
 	case OPT_TEXTFILE:
-		if (!*arg)
-			util_usage_error("tpstat", "--textfile: an empty path");
-		env.textfile = arg;
+		env.textfile = http_textfile_option("tpstat", arg);
 		break;
 	case OPT_SUMMARY:
 		env.summary = true;

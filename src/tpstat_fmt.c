@@ -99,7 +99,7 @@ void fmt_hist_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *ulow
  * Display order: for log2, the most negative bucket first, then 0, then the positive ones;
  * for --lhist, below MIN, the steps, MAX or more (-1 past them).
  */
-static int row_order(const struct tpstat_hist_row *h, int i)
+int fmt_hist_order(const struct tpstat_hist_row *h, int i)
 {
 	if (h->linear) {
 		__u64 step = h->lstep ? h->lstep : 1;
@@ -112,8 +112,8 @@ static int row_order(const struct tpstat_hist_row *h, int i)
 }
 
 /* The bounds of @h's bucket @b; true when they are unsigned (*@ulo, *@uhi). */
-static bool row_bounds(const struct tpstat_hist_row *h, int b, __s64 *lo, __s64 *hi, __u64 *ulo,
-		       __u64 *uhi)
+bool fmt_hist_row_bounds(const struct tpstat_hist_row *h, int b, __s64 *lo, __s64 *hi, __u64 *ulo,
+			 __u64 *uhi)
 {
 	__u64 step = h->lstep ? h->lstep : 1, l, u;
 
@@ -166,14 +166,14 @@ static void json_hist(struct json *j, const struct tpstat_hist_row *h)
 		json_u64_field(j, "minmax_lost", h->minmax_lost);
 	json_array_field_begin(j, "buckets");
 	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
-		int b = row_order(h, i);
+		int b = fmt_hist_order(h, i);
 		__s64 lo, hi;
 		__u64 ulo, uhi;
 
 		if (b < 0 || !h->buckets[b])
 			continue;
 		json_object_begin(j);
-		if (row_bounds(h, b, &lo, &hi, &ulo, &uhi)) {
+		if (fmt_hist_row_bounds(h, b, &lo, &hi, &ulo, &uhi)) {
 			json_u64_field(j, "low", ulo);
 			json_u64_field(j, "high", uhi);
 		} else {
@@ -201,7 +201,7 @@ static void hist_range(const struct tpstat_hist_row *h, int b, char *buf, size_t
 		snprintf(buf, len, h->is_signed ? ">= %lld" : ">= %llu", (long long)h->lmax);
 		return;
 	}
-	if (row_bounds(h, b, &lo, &hi, &ulo, &uhi)) {
+	if (fmt_hist_row_bounds(h, b, &lo, &hi, &ulo, &uhi)) {
 		if (ulo == uhi)
 			snprintf(buf, len, "[%llu]", (unsigned long long)ulo);
 		else
@@ -237,7 +237,7 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 		fprintf(f, ", min/max updates lost %llu", (unsigned long long)h->minmax_lost);
 	fputs("\n", f);
 	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
-		int b = row_order(h, i);
+		int b = fmt_hist_order(h, i);
 		__u64 c = b < 0 ? 0 : h->buckets[b];
 
 		if (!c)
@@ -250,7 +250,7 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 	}
 	/* Columns as wide as the widest range and count shown. */
 	for (int i = first; first >= 0 && i <= last; i++) {
-		int b = row_order(h, i), n;
+		int b = fmt_hist_order(h, i), n;
 
 		if (b < 0)
 			continue;
@@ -261,7 +261,7 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 		cw = n > cw ? n : cw;
 	}
 	for (int i = first; first >= 0 && i <= last; i++) {
-		int b = row_order(h, i), bar;
+		int b = fmt_hist_order(h, i), bar;
 
 		if (b < 0)
 			continue;
@@ -275,8 +275,8 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 }
 
 /* A --by key as text: comm as a string (at most 16 bytes, up to its NUL), numbers as such. */
-static void by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, char *buf,
-		   size_t len)
+void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, char *buf,
+		size_t len)
 {
 	if (b->kind == TPSTAT_KEY_COMM)
 		snprintf(buf, len, "%.16s", (const char *)e->k);
@@ -298,7 +298,7 @@ static void json_by(struct json *j, const struct tpstat_by_row *b)
 
 		json_object_begin(j);
 		if (b->kind == TPSTAT_KEY_COMM) {
-			by_key(b, e, key, sizeof(key));
+			fmt_by_key(b, e, key, sizeof(key));
 			json_string_field(j, "key", key);
 		} else if (b->is_signed) {
 			json_i64_field(j, "key", (__s64)e->k[0]);
@@ -331,7 +331,7 @@ static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 			fmt_thousands(num, sizeof(num), b->errors));
 	fputs("\n", f);
 	for (int i = 0; i < b->n; i++) {
-		by_key(b, &b->entries[i], key, sizeof(key));
+		fmt_by_key(b, &b->entries[i], key, sizeof(key));
 		if ((int)strlen(key) > kw)
 			kw = (int)strlen(key);
 	}
@@ -339,7 +339,7 @@ static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 		kw = 16;
 	fprintf(f, "  %-*s %15s\n", kw, b->key_expr, "count");
 	for (int i = 0; i < b->n; i++) {
-		by_key(b, &b->entries[i], key, sizeof(key));
+		fmt_by_key(b, &b->entries[i], key, sizeof(key));
 		fprintf(f, "  %-*s %15s\n", kw, key,
 			fmt_thousands(num, sizeof(num), b->entries[i].count));
 	}

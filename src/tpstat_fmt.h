@@ -43,6 +43,14 @@ struct tpstat_by_row {
 	__u64 dropped, errors;
 };
 
+/* Bucket @i of @h's display order (-1: none), and its bounds (true: unsigned, in *ulo, *uhi). */
+int fmt_hist_order(const struct tpstat_hist_row *h, int i);
+bool fmt_hist_row_bounds(const struct tpstat_hist_row *h, int b, __s64 *lo, __s64 *hi, __u64 *ulo,
+			 __u64 *uhi);
+/* A --by key as text: comm as a string, numbers in decimal. */
+void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, char *buf,
+		size_t len);
+
 struct tpstat_row {
 	const char *name;
 	const char *module;

@@ -67,6 +67,38 @@ static void tp_labels(struct metrics_label *l, const struct tpstat_mtp *t)
 	l[2] = (struct metrics_label){ "module", t->tp->module };
 }
 
+/*
+ * A --hist as an OpenMetrics histogram: every bucket of its layout, in ascending order
+ * (a fixed set of le, so that rates over time compare like with like), each le the
+ * bucket's upper bound; _count the samples; _sum only when no value can be negative.
+ */
+static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const struct tpstat_hist_row *h)
+{
+	double le[TPSTAT_HIST_BUCKETS];
+	uint64_t counts[TPSTAT_HIST_BUCKETS];
+	struct metrics_label l[2] = { { "tracepoint", t->tp->name }, { "expr", h->expr } };
+	int nb = 0;
+
+	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
+		int b = fmt_hist_order(h, i);
+		__s64 lo, hi;
+		__u64 ulo, uhi;
+
+		if (b < 0)
+			continue;
+		/* An unsigned field has no negative buckets; a signed one no 2^63. */
+		if (!h->linear && (h->is_signed ? b == 64 : b > 64))
+			continue;
+		if (fmt_hist_row_bounds(h, b, &lo, &hi, &ulo, &uhi))
+			le[nb] = (double)uhi;
+		else
+			le[nb] = (double)hi;
+		counts[nb++] = h->buckets[b];
+	}
+	metrics_histogram(m, l, 2, le, counts, nb, h->samples,
+			  !h->is_signed || (h->samples && (__s64)h->min >= 0), (double)(__s64)h->sum);
+}
+
 static void render(void *arg, struct metrics *m)
 {
 	struct tpstat_mview *v = &mx.v;
@@ -101,6 +133,77 @@ static void render(void *arg, struct metrics *m)
 			}
 		}
 	}
+	for (int i = 0, first = 1; i < v->n; i++)
+		for (int h = 0; h < v->tp[i].nhists; h++) {
+			if (first)
+				metrics_family(m, "bareatom_tracepoint_value", METRICS_HISTOGRAM, NULL,
+					       "A field of the tracepoint's arguments (tpstat --hist/--lhist).");
+			first = 0;
+			hist_metric(m, &v->tp[i], &v->tp[i].hists[h]);
+		}
+	for (int i = 0, first = 1; i < v->n; i++)
+		for (int h = 0; h < v->tp[i].nhists; h++) {
+			if (first)
+				metrics_family(m, "bareatom_tracepoint_value_errors", METRICS_COUNTER, NULL,
+					       "Events whose field could not be read (a bad pointer): "
+					       "samples + errors = hits.");
+			first = 0;
+			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
+			l[1] = (struct metrics_label){ "expr", v->tp[i].hists[h].expr };
+			metrics_u64(m, l, 2, v->tp[i].hists[h].errors);
+		}
+	/* --by: the top keys (the cap is --top), the rest in one key="other" series. */
+	for (int i = 0, first = 1; i < v->n; i++)
+		for (int b = 0; b < v->tp[i].nbys; b++) {
+			const struct tpstat_by_row *br = &v->tp[i].bys[b];
+			char key[32];
+
+			if (first)
+				metrics_family(m, "bareatom_tracepoint_key_hits", METRICS_COUNTER, NULL,
+					       "Hits per key (tpstat --by); the keys beyond --top in key=\"other\".");
+			first = 0;
+			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
+			l[1] = (struct metrics_label){ "key_expr", br->key_expr };
+			for (int e = 0; e < br->n; e++) {
+				fmt_by_key(br, &br->entries[e], key, sizeof(key));
+				l[2] = (struct metrics_label){ "key", key };
+				metrics_u64(m, l, 3, br->entries[e].count);
+			}
+			l[2] = (struct metrics_label){ "key", "other" };
+			metrics_u64(m, l, 3, br->other);
+		}
+	for (int i = 0, first = 1; i < v->n; i++)
+		for (int b = 0; b < v->tp[i].nbys; b++) {
+			if (first)
+				metrics_family(m, "bareatom_tracepoint_key_dropped", METRICS_COUNTER, NULL,
+					       "Hits whose key found no slot in the table (full or busy): "
+					       "the keys + other + dropped + errors = hits.");
+			first = 0;
+			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
+			l[1] = (struct metrics_label){ "key_expr", v->tp[i].bys[b].key_expr };
+			metrics_u64(m, l, 2, v->tp[i].bys[b].dropped + v->tp[i].bys[b].errors);
+		}
+	for (int i = 0, first = 1; i < v->n; i++)
+		for (int b = 0; b < v->tp[i].nbys; b++) {
+			if (first)
+				metrics_family(m, "bareatom_tracepoint_keys", METRICS_GAUGE, NULL,
+					       "Keys in the table; at most bareatom_tracepoint_keys_shown of "
+					       "them are series of their own.");
+			first = 0;
+			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
+			l[1] = (struct metrics_label){ "key_expr", v->tp[i].bys[b].key_expr };
+			metrics_u64(m, l, 2, v->tp[i].bys[b].nkeys);
+		}
+	for (int i = 0, first = 1; i < v->n; i++)
+		for (int b = 0; b < v->tp[i].nbys; b++) {
+			if (first)
+				metrics_family(m, "bareatom_tracepoint_keys_shown", METRICS_GAUGE, NULL,
+					       "The cardinality cap: keys exported as series (--top).");
+			first = 0;
+			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
+			l[1] = (struct metrics_label){ "key_expr", v->tp[i].bys[b].key_expr };
+			metrics_u64(m, l, 2, v->tp[i].bys[b].n);
+		}
 	if (bpf_stats_enabled()) {
 		struct bpf_prog_info info[TPSTAT_MAX_TP];
 

@@ -12,6 +12,7 @@
 #include "runloop.h"
 #include "tplist.h"
 #include "tpstat.h"
+#include "tpstat_fmt.h"
 
 struct tpstat_mtp {
 	const struct tp_info *tp;
@@ -19,6 +20,10 @@ struct tpstat_mtp {
 	int prog_fd;
 	__u64 hits, missed;		/* hits the program counted; hits it could not see */
 	const __u64 *cpu_hits;		/* with -A: per CPU 0 .. ncpu-1; else NULL */
+	const struct tpstat_hist_row *hists;	/* --hist and --lhist, the totals */
+	int nhists;
+	const struct tpstat_by_row *bys;	/* --by: the top --top keys, the rest in other */
+	int nbys;
 };
 
 struct tpstat_mview {

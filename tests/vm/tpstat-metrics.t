@@ -135,5 +135,30 @@ err_case 1 "cannot listen on 192.0.2.1:9465: Cannot assign requested address" \
 err_case 1 "cannot write $work/missing/x.prom: No such file or directory" \
 	"tpstat --textfile in a missing directory: says so once" tpstat -d 0.3 -i 0.1 --textfile "$work/missing/x.prom" tpgen_a
 
+# --hist as an OpenMetrics histogram, --by as labelled counters with the rest in key="other".
+start_tpstat "$work/h" -a --listen 127.0.0.1:0 --hist tpgen_a:seq --by tpgen_a:cpu --top 1 tpgen_a
+ok $? "tpstat --listen with --hist tpgen_a:seq and --by tpgen_a:cpu --top 1"
+taskset -c 0 sh -c "echo tpgen_a 200 > $TPGEN/fire"
+[ "$ncpu" -gt 1 ] && taskset -c 1 sh -c "echo tpgen_a 100 > $TPGEN/fire"
+body=$(scrape)
+hv='{tracepoint="tpgen_a",expr="seq"'
+is "$(sample "bareatom_tracepoint_value_count$hv}" <<<"$body")" $((ncpu > 1 ? 300 : 200)) \
+	"value_count = the samples (every event fired)"
+is "$(sample "bareatom_tracepoint_value_sum$hv}" <<<"$body")" $((ncpu > 1 ? 20100 + 5050 : 20100)) \
+	"value_sum = the sum of seq"
+is "$(sample "bareatom_tracepoint_value_bucket$hv,le=\"127.0\"}" <<<"$body")" $((ncpu > 1 ? 127 + 100 : 127)) \
+	"the le=127 bucket is cumulative: every seq up to 127"
+is "$(sample "bareatom_tracepoint_value_bucket$hv,le=\"+Inf\"}" <<<"$body")" $((ncpu > 1 ? 300 : 200)) \
+	"and +Inf holds them all"
+kv='{tracepoint="tpgen_a",key_expr="cpu"'
+is "$(sample "bareatom_tracepoint_key_hits_total$kv,key=\"0\"}" <<<"$body")" 200 "key_hits{key=0}: CPU 0's 200"
+is "$(sample "bareatom_tracepoint_key_hits_total$kv,key=\"other\"}" <<<"$body")" $((ncpu > 1 ? 100 : 0)) \
+	"--top 1: CPU 1's 100 in key=\"other\""
+is "$(sample "bareatom_tracepoint_keys_shown$kv}" <<<"$body")/$(sample "bareatom_tracepoint_key_dropped_total$kv}" <<<"$body")" \
+	"1/0" "the cap is reported (1 series), nothing dropped"
+printf '%s\n' "$body" >"$work/fields.prom"
+promcheck "$work/fields.prom" "promtool check metrics passes the histogram and the key counters"
+kill -INT $tp_pid; wait $tp_pid
+
 rm -rf "$work"
 done_testing
