@@ -92,8 +92,8 @@ static void printf_(struct metrics *m, const char *fmt, ...)
 }
 
 /*
- * A double as both formats spell it: +Inf, -Inf, NaN, else the shortest "%.*g" that reads
- * back as the same value. @point adds ".0" to an integral value (the canonical form of
+ * A double as both formats spell it: +Inf, -Inf, NaN, an integral value below 1e15 as an
+ * integer, else the shortest "%.*g" that reads back as the same value. @point adds ".0" to an integral value (the canonical form of
  * OpenMetrics' `le`, so a bucket keeps one series name whatever the scraper asked for).
  */
 static void put_double(struct metrics *m, double v, bool point)
@@ -108,10 +108,15 @@ static void put_double(struct metrics *m, double v, bool point)
 		puts_(m, v > 0 ? "+Inf" : "-Inf");
 		return;
 	}
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
-		if (strtod(tmp, NULL) == v)
-			break;
+	if (v == (double)(long long)v && fabs(v) < 1e15) {
+		/* An integral value (a sum, a count as a double) reads best as one: 25150. */
+		snprintf(tmp, sizeof(tmp), "%lld", (long long)v);
+	} else {
+		for (int prec = 1; prec <= 17; prec++) {
+			snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+			if (strtod(tmp, NULL) == v)
+				break;
+		}
 	}
 	puts_(m, tmp);
 	if (point && !strpbrk(tmp, ".eEn"))
