@@ -6,29 +6,12 @@
 # promtool comes from the host's prometheus package through run-vm --share
 # (tests/run-all shares build/share; /mnt/share/prometheus/promtool in the guest).
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/cookie.sh"
 port=9464
 textfile=/run/bareatom/metrics/cookie-gend.prom
 promtool=/mnt/share/prometheus/promtool
 work=$(mktemp -d)
 
-wait_daemon() {
-	for _ in $(seq 300); do
-		cookie --stats >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
-}
-set_daemon_args() {
-	mkdir -p /run/systemd/system/cookie-gend.service.d
-	if [ -n "$1" ]; then
-		printf '[Service]\nExecStart=\nExecStart=/usr/sbin/cookie-gend --foreground %s\n' "$1" \
-			>/run/systemd/system/cookie-gend.service.d/args.conf
-	else
-		rm -f /run/systemd/system/cookie-gend.service.d/args.conf
-	fi
-	systemctl daemon-reload && systemctl restart cookie-gend && wait_daemon
-}
-stat_of() { cookie --stats -j | jq -r ".$1"; }
 # http REQUEST: send REQUEST (printf %b escapes) to the metrics port, print the whole response.
 http() {
 	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && { printf "%b" "$2" >&3; cat <&3; }' _ "$port" "$1"

@@ -5,6 +5,8 @@
 # totals, and a histogram's _count and _sum. Prometheus asks for OpenMetrics first, so this
 # is also the check of our OpenMetrics text by a strict parser (promtool 2.42 reads 0.0.4).
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/cookie.sh"	# its set_daemon_args needs systemd:
+# run-vm: systemd
 prom=/mnt/share/prometheus/prometheus
 tp_port=9465 cg_port=9464 prom_port=9090
 work=$(mktemp -d)
@@ -15,23 +17,6 @@ if [ ! -x $prom ]; then
 	exit 1
 fi
 
-wait_daemon() {
-	for _ in $(seq 300); do
-		cookie --stats >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
-}
-set_daemon_args() {
-	mkdir -p /run/systemd/system/cookie-gend.service.d
-	if [ -n "$1" ]; then
-		printf '[Service]\nExecStart=\nExecStart=/usr/sbin/cookie-gend --foreground %s\n' "$1" \
-			>/run/systemd/system/cookie-gend.service.d/args.conf
-	else
-		rm -f /run/systemd/system/cookie-gend.service.d/args.conf
-	fi
-	systemctl daemon-reload && systemctl restart cookie-gend && wait_daemon
-}
 # get PORT PATH: the body of an HTTP/1.0 GET (no chunking, the server closes).
 get() {
 	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && printf "GET %s HTTP/1.0\r\n\r\n" "$2" >&3 && cat <&3' \
