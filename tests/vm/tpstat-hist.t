@@ -2,7 +2,7 @@
 # tpstat --hist and --by in the guest: tpgen's arguments are known (seq runs 1..COUNT on each
 # CPU, ctx->cpu is the CPU that fires), so every bucket, the samples, sum, min and max, and
 # every key's count are compared with what was fired, exactly; a full key table counts what
-# found no slot; the kernel's own pelt_cfs_tp util_avg stays within [0, 1024] with samples =
+# found no slot; the kernel's own pelt_cfs_tp util_avg is a plausible PELT value with samples =
 # count; errors name what exists instead.
 . "$(dirname "$0")/tap.sh"
 modprobe tpgen
@@ -47,13 +47,16 @@ is "$(jq -c '[.samples, .min, .max, .sum]' <<<"$h")" "[$((1000 * ncpu)),0,$((ncp
 is "$(jq -c '[.min, .max, .sum]' <<<"$(hist "$out" tpgen_a 2)")" "[1000,1000,$((1000 * 1000 * ncpu))]" \
 	"ctx->count, read through the pointer: 1000 on every event"
 
-# The kernel's own bare tracepoint: samples = count, values within PELT's range.
+# The kernel's own bare tracepoint: samples = count, values PELT can give. A cfs_rq's
+# util_avg is the sum of its entities' (each at most 1024) and is not clamped (the kernel
+# clamps it to capacity where it uses it, in cpu_util()): after migrations it exceeds 1024
+# (1530 was seen on Debian's kernel), so the bound only tells a read field from garbage.
 out=$(tpstat -a -j -d 1 --hist 'pelt_cfs_tp:cfs_rq->avg.util_avg')
 ok $? "tpstat --hist pelt_cfs_tp:cfs_rq->avg.util_avg for 1 s"
 h=$(final "$out" | jq -c '.tracepoints[0] | {count, h: .hist[0]}')
 is "$(jq '.h.samples + .h.errors == .count' <<<"$h")" true "samples + errors = the count ($(jq .count <<<"$h"))"
 is "$(jq '.h.errors' <<<"$h")" 0 "no read failed"
-is "$(jq '.h.min >= 0 and .h.max <= 1024' <<<"$h")" true "util_avg within [0, 1024] ($(jq -c '[.h.min, .h.max]' <<<"$h"))"
+is "$(jq '.h.min >= 0 and .h.max < 65536' <<<"$h")" true "util_avg a PELT value, in [0, 64 x 1024) ($(jq -c '[.h.min, .h.max]' <<<"$h"))"
 
 # --lhist: linear buckets, exact against seq 1..250.
 out=$(tpstat -a -j --lhist tpgen_a:seq:0:200:50 -- taskset -c 0 sh -c "echo tpgen_a 250 > $TPGEN/fire")
@@ -77,8 +80,8 @@ is "$(grep -c '^ tpgen_a:seq  samples' <<<"$out")" "$(grep -c '^ *[0-9.]*  tpgen
 out=$(tpstat -a -j -d 1 --hist pelt_cfs_tp:util --hist pelt_cfs_tp:cpu --hist sched_update_nr_running_tp:nr_running)
 ok $? "named fields: pelt_cfs_tp:util, pelt_cfs_tp:cpu, sched_update_nr_running_tp:nr_running"
 h=$(final "$out" | jq -c '.tracepoints[] | select(.name == "pelt_cfs_tp") | {count, u: .hist[0], c: .hist[1]}')
-is "$(jq '.u.samples + .u.errors == .count and .u.errors == 0 and .u.min >= 0 and .u.max <= 1024' <<<"$h")" true \
-	"util: samples = count, within [0, 1024] ($(jq -c '[.count, .u.min, .u.max]' <<<"$h"))"
+is "$(jq '.u.samples + .u.errors == .count and .u.errors == 0 and .u.min >= 0 and .u.max < 65536' <<<"$h")" true \
+	"util: samples = count, a PELT value in [0, 64 x 1024) ($(jq -c '[.count, .u.min, .u.max]' <<<"$h"))"
 is "$(jq ".c.min >= 0 and .c.max < $ncpu" <<<"$h")" true "cpu: a CPU of this machine ($(jq -c '[.c.min, .c.max]' <<<"$h"))"
 
 out=$(tpstat -a --hist tpgen_a:seq -- sh -c "echo tpgen_a 5 > $TPGEN/fire" 2>&1)
