@@ -43,6 +43,9 @@ struct tpstat_env {
 	const char *glob;
 	const char *listen;	/* --listen ADDR:PORT */
 	const char *textfile;	/* --textfile PATH */
+	const char *output;	/* -o FILE: the report goes there, not to stdout or stderr */
+	bool append;		/* --append: -o FILE is appended to, not truncated */
+	bool bare_only;		/* -l --bare: only the bare tracepoints */
 	int nhist;		/* --hist TP:EXPR */
 	struct {
 		char tp[TP_NAME_LEN];
