@@ -20,7 +20,7 @@ static const char doc[] =
 "\n"
 "USAGE: tpstat [-i SECS | -I MS [-c COUNT] [--summary]] [-d SECS] [-j | -x SEP] [-A]\n"
 "              [-o FILE [--append]] [--pin] [-a | -p PID,.. | -t TID,.. | -G CGROUP]\n"
-"              TRACEPOINT...\n"
+"              [-C CPU,..] TRACEPOINT...\n"
 "       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
 "       tpstat [options] [--hist TP:EXPR] [--lhist TP:EXPR:MIN:MAX:STEP]\n"
 "              [--by TP:KEY [--top N]] TRACEPOINT...\n"
@@ -31,7 +31,8 @@ static const char doc[] =
 "tracepoint like sched_switch, a bare one with no trace event like pelt_cfs_tp,\n"
 "or a loaded module's, like tpgen_a. With -- CMD only events of CMD's process tree\n"
 "count (children included), unless -a: system wide. -p, -t and -G count only those\n"
-"processes (their threads too), threads, or a cgroup v2 subtree. Counting runs until\n"
+"processes (their threads too), threads, or a cgroup v2 subtree; -C only the events\n"
+"on those CPUs, with any of them. Counting runs until\n"
 "Ctrl-C, -d SECS, COUNT intervals (-c with -i) or the end of CMD. Hits the kernel\n"
 "did not let the program see are shown as missed: count + missed = hits. SIGUSR1\n"
 "pauses and resumes counting. --listen serves the counts for Prometheus at\n"
@@ -66,6 +67,7 @@ static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Count only these processes (comma-separated; threads included)", 0 },
 	{ "tid", 't', "TID", 0, "Count only these threads (comma-separated)", 0 },
 	{ "cgroup", 'G', "CGROUP", 0, "Count only tasks in this cgroup v2 and its descendants", 0 },
+	{ "cpu", 'C', "CPU", 0, "Count only on these CPUs (as 0,2-3; with any target)", 0 },
 	{ "interval", 'i', "SECS", 0, "Print deltas every SECS seconds (fractions allowed, >= 0.001)", 0 },
 	{ "interval-print", 'I', "MS", 0, "Like -i, in milliseconds (perf stat's -I; at least 1)", 0 },
 	{ "count", 'c', "COUNT", 0, "Stop after COUNT intervals (needs -i; at most 1000000000)", 0 },
@@ -200,6 +202,34 @@ static void parse_by(char *arg)
 	env.nby++;
 }
 
+/* -C "0,2-3": CPUs from 0 to TPSTAT_MAX_CPUS - 1, single or as ranges, into env.cpu_set. */
+static void parse_cpus(const char *arg)
+{
+	const char *p = arg;
+
+	if (env.cpu_list)
+		util_usage_error("tpstat", "-C is given once, as a list like 0,2-3");
+	env.cpu_list = arg;
+	do {
+		long lo, hi;
+		char *end;
+
+		errno = 0;
+		lo = hi = strtol(p, &end, 10);
+		if (!errno && end != p && *end == '-' && end[1] >= '0' && end[1] <= '9') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+		}
+		if (errno || end == p || (*end && *end != ',') || *p == '+' || *p == '-' || *p == ' ' ||
+		    lo < 0 || hi < lo || hi >= TPSTAT_MAX_CPUS)
+			util_usage_error("tpstat", "invalid CPU list '%s': CPUs from 0 to %d, single or as "
+					 "ranges LOW-HIGH, separated by commas", arg, TPSTAT_MAX_CPUS - 1);
+		for (long c = lo; c <= hi; c++)
+			env.cpu_set[c / 64] |= 1ULL << (c % 64);
+		p = *end ? end + 1 : end;
+	} while (*p);
+}
+
 /* "1,2,3": PIDs or TIDs, each a whole number from 1 to the kernel's PID_MAX_LIMIT. */
 static void parse_targets(const char *arg, const char *what)
 {
@@ -282,6 +312,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'G':
 		env.cgroup = arg;
+		break;
+	case 'C':
+		parse_cpus(arg);
 		break;
 	case 'x':
 		if (!*arg || strlen(arg) > 8)

@@ -108,6 +108,13 @@ usage_error "-x has no columns for --hist: use -j, or the table" -x, --hist tpge
 usage_error "-x has no columns for --lhist" -x, --lhist tpgen_a:seq:0:100:10
 usage_error "-x has no columns for --by" -x, --by sched_switch:cpu
 usage_error "--by 'sched_switch:cpu,comm': one key per --by" --by sched_switch:cpu,comm
+usage_error "invalid CPU list '0,,1'" -C 0,,1 sched_switch
+usage_error "invalid CPU list '3-1'" -C 3-1 sched_switch
+usage_error "invalid CPU list '8192': CPUs from 0 to 8191" -C 8192 sched_switch
+usage_error "invalid CPU list '-1'" -C -1 sched_switch
+usage_error "invalid CPU list '1-'" -C 1- sched_switch
+usage_error "-C is given once" -C 0 -C 1 sched_switch
+usage_error "-C 8191: there is no CPU 8191" -C 8191 sched_switch
 usage_error "'--' ends the options: name the command to run after it" sched_switch --
 usage_error "'--' ends the options: name the command to run after it" -a sched_switch --
 usage_error "unknown tracepoint 'sh', which is a program: did you forget '--' before the command?" sched_switch sh -c true

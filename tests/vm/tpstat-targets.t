@@ -112,6 +112,16 @@ is "$(field "$out" tpgen_a '[.per_cpu[] | select(.count == 2000)] | length')" "$
 txt=$(tpstat -o /dev/stdout -a -A tpgen_a -- sh -c "echo tpgen_a 2000 all > $TPGEN/fire")
 is "$(grep -cE '^ +CPU[0-9]+ +2,000 ' <<<"$txt")" "$ncpu" "-A table: a row per CPU"
 
+# -C: only the events on those CPUs count (each CPU fired 700), in the program.
+out=$(tpstat -o /dev/stdout -a -C 1 -j tpgen_a -- sh -c "echo tpgen_a 700 all > $TPGEN/fire")
+is "$(field "$out" tpgen_a '"\(.count) \(.cpus | map(tostring) | join(","))"')" "700 1" "-C 1: CPU 1's 700 events, on CPU 1 alone"
+out=$(tpstat -o /dev/stdout -a -C 0-1 -j tpgen_a -- sh -c "echo tpgen_a 700 all > $TPGEN/fire")
+is "$(field "$out" tpgen_a '"\(.count) \(.cpus | map(tostring) | join(","))"')" "1400 0,1" "-C 0-1: two CPUs' 700 events each"
+is "$(final "$out" | jq -r .target)" "system wide, CPUs 0-1" "-C names its CPUs in the target"
+out=$(tpstat -o /dev/stdout -C 0 -j tpgen_a -- sh -c "echo tpgen_a 700 all > $TPGEN/fire; taskset -c 0 sh -c 'echo tpgen_a 33 > $TPGEN/fire'; taskset -c 1 sh -c 'echo tpgen_a 44 > $TPGEN/fire'")
+is "$(field "$out" tpgen_a .count)" 33 "-C 0 with CMD's tree: only the tree's events on CPU 0 (not tpgen's kthreads, not CPU 1)"
+err_case 2 "-C 4095: there is no CPU 4095" "-C with a CPU this machine cannot have" tpstat -C 4095 tpgen_a
+
 a0=$(tpgen_stat tpgen_a) b0=$(tpgen_stat tpgen_b)
 csv=$(tpstat -o /dev/stdout -a -x, tpgen_a tpgen_b -- sh -c "echo tpgen_a 1234 all > $TPGEN/fire; echo tpgen_b 4321 > $TPGEN/fire")
 is "$(awk -F, '$3 == "tpgen_a" { print $1 }' <<<"$csv")/$(awk -F, '$3 == "tpgen_b" { print $1 }' <<<"$csv")" \
