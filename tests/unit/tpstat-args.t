@@ -117,7 +117,7 @@ usage_error "-C is given once" -C 0 -C 1 sched_switch
 usage_error "-C 8191: there is no CPU 8191" -C 8191 sched_switch
 usage_error "'--' ends the options: name the command to run after it" sched_switch --
 usage_error "'--' ends the options: name the command to run after it" -a sched_switch --
-usage_error "unknown tracepoint 'sh', which is a program: did you forget '--' before the command?" sched_switch sh -c true
+usage_error "unknown tracepoint 'sh', which is a program: did you forget '--' before the command?" sched_switch sh
 usage_error "unknown tracepoint '/bin/true', which is a program: did you forget '--'" sched_switch /bin/true
 
 for h in --help -h; do

@@ -193,7 +193,7 @@ grep -qE '^pelt_cfs_tp +bare' <<<"$lst" && grep -qE '^tpgen_a +bare +tpgen' <<<"
 ok $? "tpstat -l --bare: $(($(wc -l <<<"$lst") - 1)) bare tracepoints, pelt_cfs_tp and tpgen_a among them, no trace event"
 err_case 1 "no bare tracepoint matches 'sched_sw*'" "-l --bare GLOB matching only trace events" tpstat -l --bare 'sched_sw*'
 err_case 2 "unknown tracepoint 'sh', which is a program: did you forget '--' before the command?" \
-	"a command without its --" tpstat sched_switch sh -c true
+	"a command without its --" tpstat sched_switch sh
 err_case 2 "did you mean the named field 'util'?" "a misspelt named field" tpstat --hist pelt_cfs_tp:utl
 rm -rf "$t"
 
