@@ -15,6 +15,9 @@
 
 /* Set before load: which events count (enum tpstat_filter). */
 const volatile __u32 filter = TPSTAT_FILTER_NONE;
+/* Set before load: -C, count only on the CPUs of cpu_filter (a bitmap). */
+const volatile __u32 filter_cpus = 0;
+const volatile __u64 cpu_filter[TPSTAT_CPU_WORDS] = {};
 
 #define TPSTAT_NOW() bpf_ktime_get_ns()
 #include "tpstat_count.h"
@@ -216,12 +219,27 @@ static __always_inline void record_keys(const int idx, const __u64 *args)
 	}
 }
 
+/*
+ * -C: is @cpu one of those counted? Frozen rodata again: without -C the verifier removes
+ * the test, and the plain program is what it was.
+ */
+static __always_inline bool cpu_wanted(__u32 cpu)
+{
+	if (!filter_cpus)
+		return true;
+	if (cpu >= TPSTAT_MAX_CPUS)
+		return false;
+	return (cpu_filter[cpu / 64] >> (cpu & 63)) & 1;
+}
+
 /* Count one event of tracepoint @idx if it is wanted; true when it was. */
 static __always_inline bool count_tp(const int idx)
 {
-	if (!wanted())
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (!cpu_wanted(cpu) || !wanted())
 		return false;
-	tpstat_count(slots, &tps[idx], idx, bpf_get_smp_processor_id());
+	tpstat_count(slots, &tps[idx], idx, cpu);
 	return true;
 }
 
