@@ -43,6 +43,69 @@ static void refused(const char *tp, const char *expr, const char *want)
 		printf("#   want '%s'\n", want);
 }
 
+/*
+ * Offsets past the value in hand are added up in 64 bits and refused beyond what one read
+ * reaches (TPFIELD_OFF_MAX, the BPF read's u32): none may wrap into a nearer member.
+ */
+static void test_far_offsets(void)
+{
+	const unsigned long long max = TPFIELD_OFF_MAX, task = layout_size_task;
+	unsigned long long fit = (max - layout_task_pid) / task, want;
+	char expr[96], msg[TPFIELD_ERR_LEN], name[256];
+	struct tpfield f, f0;
+	unsigned long idx;
+	int ret;
+
+	/* The last task_struct whose pid one read reaches, and the next one. */
+	snprintf(expr, sizeof(expr), "prev[%llu].pid", fit);
+	ret = compile("sched_switch", expr, &f);
+	snprintf(name, sizeof(name), "%s: the farthest pid a read reaches compiles", expr);
+	ASSERT_EQ(ret, 0, name);
+	ASSERT_EQ_U64(f.steps[0].off, fit * task + layout_task_pid, "at its offset, exactly");
+	want = (fit + 1) * task + layout_task_pid;
+	snprintf(expr, sizeof(expr), "prev[%llu].pid", fit + 1);
+	snprintf(msg, sizeof(msg), "'%s' is %llu bytes past 'prev': one read reaches at most "
+		 "4294967295 (a 32-bit offset)", expr, want);
+	refused("sched_switch", expr, msg);
+
+	/*
+	 * The review's: prev[1315860] is within 2^32 bytes on its kernel (a 3264-byte
+	 * task_struct, where it is the case above), its pid is not.
+	 */
+	want = 1315860ULL * task + layout_task_pid;
+	if (fit + 1 == 1315860) {
+		/* just tested */
+	} else if (want > max) {
+		snprintf(msg, sizeof(msg), "'prev[1315860].pid' is %llu bytes past 'prev': one read "
+			 "reaches at most 4294967295 (a 32-bit offset)", want);
+		refused("sched_switch", "prev[1315860].pid", msg);
+	} else {
+		ASSERT_TRUE(!compile("sched_switch", "prev[1315860].pid", &f) && f.steps[0].off == want,
+			    "prev[1315860].pid fits this kernel's task_struct: its exact offset");
+	}
+
+	/* An index whose byte count wraps 64 bits to 0 would read next->pid. */
+	if (__builtin_ctzll(task)) {
+		idx = 1UL << (64 - __builtin_ctzll(task));
+		snprintf(expr, sizeof(expr), "next[%lu].pid", idx);
+		snprintf(msg, sizeof(msg), "'next[%lu]' is more than 2^64 bytes past 'next': one "
+			 "read reaches at most 4294967295", idx);
+		refused("sched_switch", expr, msg);
+	}
+	refused("sched_switch", "next->real_parent[2000000].pid",
+		"bytes past 'next->real_parent': one read reaches at most 4294967295");
+
+	/* A bitfield 2^29 bytes out: its bit offset is past 32 bits, its byte offset is not. */
+	idx = (1UL << 29) / task + 1;
+	snprintf(expr, sizeof(expr), "next[%lu].sched_reset_on_fork", idx);
+	snprintf(name, sizeof(name), "%s, past 2^32 bits: compiles", expr);
+	ASSERT_EQ(compile("sched_switch", "next->sched_reset_on_fork", &f0), 0,
+		  "next->sched_reset_on_fork compiles");
+	ASSERT_EQ(compile("sched_switch", expr, &f), 0, name);
+	ASSERT_TRUE(f.steps[0].off == f0.steps[0].off + idx * task && f.bit_off == f0.bit_off &&
+		    f.bit_size == f0.bit_size, "to the same bit, that many task_structs further");
+}
+
 int main(int argc, char **argv)
 {
 	struct tpfield_proto p;
@@ -102,6 +165,8 @@ int main(int argc, char **argv)
 	ASSERT_EQ(compile("sched_switch", "next->sched_reset_on_fork", &f), 0, "a bitfield");
 	ASSERT_TRUE(f.bit_size == 1 && f.bit_off < f.size * 8 && f.nsteps == 1,
 		    "one bit of the unit read");
+
+	test_far_offsets();
 
 	refused("pelt_cfs_tp", "cfs", "no argument 'cfs'; the arguments are: struct cfs_rq *cfs_rq (arg0)");
 	refused("pelt_cfs_tp", "arg1", "no argument 'arg1'");
