@@ -260,7 +260,10 @@ static void test_pieces(void)
 	free(r.buf);
 }
 
-/* A client that sends nothing holds the server only until its deadline; the next one is served. */
+/*
+ * Clients that send nothing, or half a request, get 408 at the head's deadline; the one
+ * connected after them is served meanwhile.
+ */
 static void test_slow_client(void)
 {
 	struct reply r[3] = { { .buf = strdup("") }, { .buf = strdup("") }, { .buf = strdup("") } };
