@@ -119,6 +119,8 @@ err_case 2 "--hist tpgen_a:nope: no argument 'nope'; the arguments are: u64 seq 
 err_case 2 "struct tpgen_ctx has no member 'nope' on this kernel; its members: fire_id" \
 	"--hist with an unknown member lists the members" tpstat --hist 'tpgen_a:ctx->nope'
 err_case 2 "'ctx' is struct tpgen_ctx ., not an integer: follow it with '->'" "--hist on a pointer" tpstat --hist tpgen_a:ctx
+err_case 2 "bytes past 'ctx': one read reaches at most 4294967295 (a 32-bit offset)" \
+	"--hist past what a read's 32-bit offset reaches" tpstat --hist 'tpgen_a:ctx[1000000000].count'
 err_case 2 "invalid --hist 'tpgen_a': TRACEPOINT:EXPR" "--hist without an expression" tpstat --hist tpgen_a
 err_case 2 "unknown tracepoint 'tpgen_zz'" "--hist of an unknown tracepoint" tpstat --hist tpgen_zz:seq
 done_testing
