@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <netdb.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -31,10 +32,36 @@
 /* epoll data: a slot's index, or this for the listening socket. */
 #define EP_LISTEN HTTP_CLIENTS
 
+/*
+ * A host name (localhost, as perf users type it): its first address, as getaddrinfo(3)
+ * orders them (/etc/gai.conf), IPv4 or IPv6. One address is listened on, not each.
+ */
+static int resolve(const char *host, unsigned long port, struct sockaddr_storage *ss,
+		   socklen_t *len, char *why, size_t whylen)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res;
+	int err = getaddrinfo(host, NULL, &hints, &res);
+
+	if (err) {
+		snprintf(why, whylen, "cannot resolve '%s': %s", host,
+			 err == EAI_SYSTEM ? strerror(errno) : gai_strerror(err));
+		return -1;
+	}
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	freeaddrinfo(res);
+	return 0;
+}
+
 int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len,
 		      char *why, size_t whylen)
 {
-	char host[INET6_ADDRSTRLEN + 1];
+	char host[256];		/* a host name's 253 bytes, an address's fewer */
 	const char *arg = s, *port, *end;
 	unsigned long p = 0;
 	size_t hlen;
@@ -72,6 +99,9 @@ int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len
 		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
 			goto bad;
 		*len = sizeof(*a);
+	} else if (*host && strspn(host, "0123456789.") != hlen && !strchr(host, ':')) {
+		/* A name: not an IPv4 address gone wrong, nor an IPv6 one without brackets. */
+		return resolve(host, p, ss, len, why, whylen);
 	} else {
 		struct sockaddr_in *a = (struct sockaddr_in *)ss;
 
@@ -83,8 +113,8 @@ int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len
 	}
 	return 0;
 bad:
-	snprintf(why, whylen, "'%s' is not ADDR:PORT (an IPv4 address, or [IPv6], then :PORT; "
-		 "names are not resolved)", arg);
+	snprintf(why, whylen, "'%s' is not ADDR:PORT (an IPv4 address, [IPv6] or a host name, "
+		 "then :PORT)", arg);
 	return -1;
 }
 

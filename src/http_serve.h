@@ -78,9 +78,9 @@ struct http_serve {
 };
 
 /*
- * Parse ADDR:PORT: a dotted IPv4 address or a bracketed IPv6 one ("[::1]:9100"), or
- * ":PORT" for every IPv4 address; PORT 0-65535 (0: the kernel picks one). Names are not
- * resolved. Returns 0, or -1 with a one-line reason in @why.
+ * Parse ADDR:PORT: a dotted IPv4 address, a bracketed IPv6 one ("[::1]:9100"), a host name
+ * (resolved now, its first address: "localhost:9100"), or ":PORT" for every IPv4 address;
+ * PORT 0-65535 (0: the kernel picks one). Returns 0, or -1 with a one-line reason in @why.
  */
 int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len,
 		      char *why, size_t whylen);

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -130,8 +131,8 @@ static const char *body_of(const char *resp)
 static void test_parse(void)
 {
 	static const char *const good[] = { "127.0.0.1:9100", "0.0.0.0:0", ":9100", "[::1]:9100",
-					    "[::]:65535" };
-	static const char *const bad[] = { "localhost:9100", "127.0.0.1", "127.0.0.1:65536",
+					    "[::]:65535", "localhost:9100" };
+	static const char *const bad[] = { "127.0.0.1", "127.0.0.1:65536",
 					   "127.0.0.1:-1", "127.0.0.1:", "[::1]9100", "[::1:80",
 					   "::1:80", "127.0.0.1:9x", "1.2.3:80", "127.0.0.1:123456" };
 	struct sockaddr_storage ss;
@@ -146,15 +147,24 @@ static void test_parse(void)
 		snprintf(name, sizeof(name), "--listen %s is refused", bad[i]);
 		ASSERT_EQ(http_parse_listen(bad[i], &ss, &len, why, sizeof(why)), -1, name);
 	}
-	http_parse_listen("localhost:9100", &ss, &len, why, sizeof(why));
-	ASSERT_STREQ(why, "'localhost:9100' is not ADDR:PORT (an IPv4 address, or [IPv6], then "
-		     ":PORT; names are not resolved)", "a name: one line saying names are not resolved");
+	/* A host name is resolved: localhost is 127.0.0.1 or ::1, and keeps its port. */
+	ASSERT_EQ(http_parse_listen("localhost:9100", &ss, &len, why, sizeof(why)), 0,
+		  "--listen localhost:9100 is accepted (resolved)");
+	ASSERT_EQ(ss.ss_family == AF_INET ?
+		  ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_LOOPBACK) &&
+		  ((struct sockaddr_in *)&ss)->sin_port == htons(9100) :
+		  IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr) &&
+		  ((struct sockaddr_in6 *)&ss)->sin6_port == htons(9100), 1,
+		  "localhost:9100 is a loopback address, port 9100");
+	ASSERT_EQ(http_parse_listen("no-such-host.invalid:9100", &ss, &len, why, sizeof(why)), -1,
+		  "--listen of a name that does not resolve is refused");
+	ASSERT_STRSTR(why, "cannot resolve 'no-such-host.invalid': ", "and says it cannot resolve it");
 	http_parse_listen("[::1]9100", &ss, &len, why, sizeof(why));
-	ASSERT_STREQ(why, "'[::1]9100' is not ADDR:PORT (an IPv4 address, or [IPv6], then :PORT; "
-		     "names are not resolved)", "a bad IPv6 form: named as given");
+	ASSERT_STREQ(why, "'[::1]9100' is not ADDR:PORT (an IPv4 address, [IPv6] or a host name, "
+		     "then :PORT)", "a bad IPv6 form: named as given");
 	http_parse_listen("[::g]:80", &ss, &len, why, sizeof(why));
-	ASSERT_STREQ(why, "'[::g]:80' is not ADDR:PORT (an IPv4 address, or [IPv6], then :PORT; "
-		     "names are not resolved)", "a bad IPv6 address: named as given");
+	ASSERT_STREQ(why, "'[::g]:80' is not ADDR:PORT (an IPv4 address, [IPv6] or a host name, "
+		     "then :PORT)", "a bad IPv6 address: named as given");
 	http_parse_listen("127.0.0.1:65536", &ss, &len, why, sizeof(why));
 	ASSERT_STREQ(why, "port '65536' is not a number from 0 to 65535", "a port out of range: says so");
 }

@@ -28,7 +28,7 @@ usage_error "invalid count 'x'" -i 1 -c x sched_switch
 usage_error "invalid count '-3'" -i 1 -c -3 sched_switch
 usage_error "needs -i" -c 3 sched_switch
 # --listen and --textfile (the metrics): checked before anything is opened or loaded.
-usage_error "--listen: 'localhost:9100' is not ADDR:PORT" --listen localhost:9100 sched_switch
+usage_error "--listen: cannot resolve 'no-such-host.invalid'" --listen no-such-host.invalid:9100 sched_switch
 usage_error "--listen: port '65536' is not a number from 0 to 65535" --listen 127.0.0.1:65536 sched_switch
 usage_error "--listen: '\[::1\]9100' is not ADDR:PORT" --listen '[::1]9100' sched_switch
 usage_error "--listen: '127.0.0.1' is not ADDR:PORT" --listen 127.0.0.1 sched_switch
