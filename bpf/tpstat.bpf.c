@@ -69,9 +69,15 @@ struct {
 	__type(value, __u32);
 } target_cgroup SEC(".maps");
 
+#define PF_EXITING 0x00000004	/* include/linux/sched.h: do_exit() has begun */
+
 /*
  * Does the current task's event count? filter is frozen rodata, so with no target the
  * verifier removes all of this as dead code: the unfiltered program pays nothing.
+ *
+ * A task target stops counting when it begins to exit, as perf stat's per-task counters do:
+ * perf_event_exit_task() in do_exit() comes a few steps after PF_EXITING is set and before
+ * sched_process_exit and the task's last sched_switch, which perf never counts either.
  */
 static __always_inline bool wanted(void)
 {
@@ -82,6 +88,8 @@ static __always_inline bool wanted(void)
 		return true;
 	if (filter == TPSTAT_FILTER_CGROUP)
 		return bpf_current_task_under_cgroup(&target_cgroup, 0) == 1;
+	if (bpf_get_current_task_btf()->flags & PF_EXITING)
+		return false;
 	id = bpf_get_current_pid_tgid();
 	key = filter == TPSTAT_FILTER_TID ? (__u32)id : (__u32)(id >> 32);
 	return bpf_map_lookup_elem(&targets, &key) != NULL;

@@ -91,6 +91,22 @@ diag "sched_switch: tpstat $t, perf $p"
 awk -v t="$t" -v p="$p" 'BEGIN { d = t - p; if (d < 0) d = -d; exit !(p > 1000 && d <= 0.01 * p) }'
 ok $? "tpstat and perf agree within 1% on sched_switch ($t vs $p)"
 
+# -- CMD counts what perf stat -- CMD counts: CMD's tree from its exec until each task begins
+# to exit (perf stops a task's counters in do_exit() before sched_process_exit and its last
+# switch). The same workload under each: the events it makes a fixed number of match exactly.
+work='for i in $(seq 100); do /bin/true; done'
+tps="sched_process_exec sched_process_fork sched_process_exit sched_switch"
+perf stat -x, -e sched:sched_process_exec,sched:sched_process_fork,sched:sched_process_exit,sched:sched_switch \
+	-o /tmp/perf-cmd.csv -- sh -c "$work"
+out=$(tpstat -o /dev/stdout -j $tps -- sh -c "$work")
+for tp in sched_process_exec sched_process_fork sched_process_exit; do
+	is "$(field "$out" $tp .count)" "$(awk -F, -v e="sched:$tp" '$3 == e { print $1 }' /tmp/perf-cmd.csv)" \
+		"-- CMD: tpstat counts $tp as perf stat does"
+done
+is "$(field "$out" sched_process_exit .count)/$(field "$out" sched_process_exec .count)" 0/101 \
+	"-- CMD: 101 execs (sh and 100 true), no exit: a task stops counting as it begins to exit"
+diag "sched_switch for the same workload: tpstat $(field "$out" sched_switch .count), perf $(awk -F, '$3 == "sched:sched_switch" { print $1 }' /tmp/perf-cmd.csv) (runs differ)"
+
 # SIGUSR1 pauses and resumes counting without detaching.
 pin=/sys/fs/bpf/bareatom/tpstat
 paused_is() {	# wait until the pinned counters say paused == $1
