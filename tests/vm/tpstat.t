@@ -103,8 +103,8 @@ for tp in sched_process_exec sched_process_fork sched_process_exit; do
 	is "$(field "$out" $tp .count)" "$(awk -F, -v e="sched:$tp" '$3 == e { print $1 }' /tmp/perf-cmd.csv)" \
 		"-- CMD: tpstat counts $tp as perf stat does"
 done
-is "$(field "$out" sched_process_exit .count)/$(field "$out" sched_process_exec .count)" 0/101 \
-	"-- CMD: 101 execs (sh and 100 true), no exit: a task stops counting as it begins to exit"
+is "$(field "$out" sched_process_exit .count)/$(field "$out" sched_process_exec .count)" 0/102 \
+	"-- CMD: 102 execs (sh, seq and 100 true), no exit: a task stops counting as it begins to exit"
 diag "sched_switch for the same workload: tpstat $(field "$out" sched_switch .count), perf $(awk -F, '$3 == "sched:sched_switch" { print $1 }' /tmp/perf-cmd.csv) (runs differ)"
 
 # SIGUSR1 pauses and resumes counting without detaching.
