@@ -187,6 +187,9 @@ $(BUILD)/tests/unit/cookie-proto: $(BUILD)/cookie_proto.o
 $(BUILD)/tests/unit/cookie-store: $(BUILD)/cookie_store.o
 $(BUILD)/tests/unit/cookie-rate: $(BUILD)/cookie_rate.o
 $(BUILD)/tests/unit/libcookie-timeout: $(BUILD)/libcookie.o
+# Linked without cookie-gend.o: the socket and the metrics see the daemon only through its ops.
+$(BUILD)/tests/unit/cookie-serve: $(BUILD)/cookie_serve.o $(BUILD)/cookie_rate.o $(BUILD)/cookie_metrics.o \
+		$(BUILD)/cookie_proto.o $(BUILD)/http_serve.o $(BUILD)/metrics.o $(UTIL)
 $(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(UTIL)
 $(BUILD)/tests/unit/json-writer: $(UTIL)
 $(BUILD)/tests/unit/metrics-writer: $(BUILD)/metrics.o $(UTIL)
