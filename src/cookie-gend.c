@@ -25,6 +25,8 @@
 #include <sys/un.h>
 #include "libcookie.h"
 #include "cookie-gend.h"
+#include "cookie_metrics.h"
+#include "cookie_serve.h"
 #include "bpf_util.h"
 #include "cli.h"
 #include "clock.h"
@@ -45,6 +47,8 @@ struct env env = {
 	.socket = COOKIE_SOCKET_PATH,
 	.node_id = -1,
 	.interval = 10,
+	.rate = COOKIE_RATE_DEFAULT,
+	.burst = COOKIE_BURST_DEFAULT,
 };
 
 struct daemon d;
@@ -55,6 +59,7 @@ static const char doc[] =
 "\n"
 "USAGE: cookie-gend [--foreground] [--state-dir DIR] [--socket PATH] [--node-id N]\n"
 "                   [--tpgen] [--global] [--listen ADDR:PORT] [--textfile PATH [-i SECS]]\n"
+"                   [--rate-limit N[/s] | unlimited] [--rate-burst N]\n"
 "       cookie-gend --uninstall\n"
 "\n"
 "Every new task gets a cookie at fork (kept in BPF task local storage); clients get\n"
@@ -72,6 +77,12 @@ static const char doc[] =
 "instance runs per machine. --uninstall detaches the programs and removes the pins and\n"
 "the socket (the state directory is kept: it is what keeps cookies unique).\n"
 "\n"
+"Socket draws are limited per uid (root excepted: it has the fast path) by a token\n"
+"bucket: --rate-limit cookies per second (default 16384; 0 or unlimited: none) and\n"
+"--rate-burst at once after a pause (default 1048576). At 16384/s one uid needs\n"
+"2^48 / 2^14 s, about 544 years, to use up a node's space. A refused request gets\n"
+"'ERR rate limited: ...' and the connection stays usable.\n"
+"\n"
 "--listen serves the statistics for Prometheus at http://ADDR:PORT/metrics (OpenMetrics,\n"
 "or text 0.0.4); --textfile writes them atomically every -i SECS (default 10) for\n"
 "node_exporter's textfile collector.\n"
@@ -84,7 +95,7 @@ static const char doc[] =
 "    cookie-gend -f --listen 127.0.0.1:9464   # curl http://127.0.0.1:9464/metrics\n";
 
 enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL, OPT_NODE_ID, OPT_LISTEN,
-       OPT_TEXTFILE };
+       OPT_TEXTFILE, OPT_RATE, OPT_BURST };
 
 static const struct argp_option opts[] = {
 	{ "foreground", 'f', NULL, 0, "Stay in the foreground and log to stderr", 0 },
@@ -98,6 +109,10 @@ static const struct argp_option opts[] = {
 	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
 	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
 	{ "interval", 'i', "SECS", 0, "Seconds between --textfile writes (default 10)", 0 },
+	{ "rate-limit", OPT_RATE, "N[/s]", 0, "Cookies per second each uid but root may draw over the "
+	  "socket (default 16384; 0 or unlimited: no limit)", 0 },
+	{ "rate-burst", OPT_BURST, "N", 0, "Cookies a uid may draw at once after a pause "
+	  "(65536 to 2^48, default 1048576)", 0 },
 	{ "verbose", 'v', NULL, 0, "Log more, including libbpf debug output", 0 },
 	{},
 };
@@ -130,6 +145,20 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_TEXTFILE:
 		env.textfile = http_textfile_option("cookie-gend", arg);
 		break;
+	case OPT_RATE: {
+		const char *why;
+
+		if (cookie_rate_parse_rate(arg, &env.rate, &why))
+			util_usage_error("cookie-gend", "invalid --rate-limit '%s': %s", arg, why);
+		break;
+	}
+	case OPT_BURST: {
+		const char *why;
+
+		if (cookie_rate_parse_burst(arg, &env.burst, &why))
+			util_usage_error("cookie-gend", "invalid --rate-burst '%s': %s", arg, why);
+		break;
+	}
 	case 'i': env.interval = util_parse_interval("cookie-gend", arg); break;
 	case ARGP_KEY_ARG:
 		util_usage_error("cookie-gend", "unexpected argument '%s'", arg);
@@ -430,10 +459,53 @@ static int uninstall(void)
 	return err == -EEXIST ? 1 : 0;
 }
 
+/* The daemon as the socket and the metrics see it (cookie_serve.h). */
+static int ops_draw(void *arg, __u64 n, __u64 *first)
+{
+	return draw_for_client(n, first);
+}
+
+static void ops_tick(void *arg)
+{
+	check_headroom();
+}
+
+static void ops_snapshot(void *arg, struct cookie_gend_snapshot *g)
+{
+	struct cookie_state *st = d.st;
+
+	*g = (struct cookie_gend_snapshot){
+		.next = __atomic_load_n(&st->next, __ATOMIC_RELAXED),
+		.limit = __atomic_load_n(&st->limit, __ATOMIC_RELAXED),
+		.highwater = d.store.highwater,
+		.node = d.node,
+		.fork_cookies = __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
+		.tpgen_cookies = __atomic_load_n(&st->tpgen_cookies, __ATOMIC_RELAXED),
+		.denied = __atomic_load_n(&st->denied, __ATOMIC_RELAXED),
+		.batches = __atomic_load_n(&st->batches, __ATOMIC_RELAXED),
+		.events_lost = __atomic_load_n(&st->events_lost, __ATOMIC_RELAXED),
+		.room_requests = __atomic_load_n(&st->room_requests, __ATOMIC_RELAXED),
+		.extensions = d.extensions,
+		.state_errors = d.save_errors,
+		.state_err = d.save_err,
+		.batched = !env.global,
+	};
+}
+
+static const struct cookie_gend_ops ops = {
+	.draw = ops_draw, .tick = ops_tick, .snapshot = ops_snapshot,
+	.log = logmsg, .notify = notify_systemd,
+};
+
+static struct cookie_server server;
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
 	int lock_fd, lfd, err, ready[2] = { -1, -1 };
+	struct cookie_metrics metrics = {
+		.ops = &ops, .serve = &server.stats,
+	};
 	uint64_t id;
 
 	argp_err_exit_status = 2;
@@ -466,7 +538,10 @@ int main(int argc, char **argv)
 	if (err)
 		return err;
 	/* Before anything is loaded too: an address that cannot be had changes nothing. */
-	if (cookie_metrics_open())
+	metrics.listen = env.listen;
+	metrics.textfile = env.textfile;
+	metrics.interval = env.interval;
+	if (cookie_metrics_open(&metrics))
 		return 1;
 
 	if (!env.foreground) {
@@ -496,14 +571,18 @@ int main(int argc, char **argv)
 	}
 	if (recover(id) || attach_programs())
 		return 1;
-	lfd = listen_socket();
+	server.socket = env.socket;
+	server.task_fd = d.task_fd;
+	server.ops = &ops;
+	server.metrics = &metrics;
+	cookie_rate_init(&server.rate, env.rate, env.burst);
+	lfd = cookie_serve_listen(&server);
 	if (lfd < 0) {
 		logmsg(LOG_ERR, "cannot listen on %s: %s", env.socket, strerror(-lfd));
 		return 1;
 	}
-	d.started = util_now();
-	err = serve(lfd, ready[1]);
-	cookie_metrics_close();
+	err = cookie_serve(&server, lfd, ready[1]);
+	cookie_metrics_close(&metrics);
 	if (!check_socket_path(env.socket))
 		unlink(env.socket);
 	if (err)

@@ -32,6 +32,7 @@ static struct env {
 	long count;
 	bool json;
 	const char *socket;
+	int timeout_ms;		/* --timeout, else $COOKIE_TIMEOUT, else COOKIE_TIMEOUT_MS */
 	bool decoding;		/* --decode given */
 	uint64_t decode;	/* its cookie */
 	int others;		/* options --decode cannot go with */
@@ -41,7 +42,7 @@ const char *argp_program_version = "cookie (bareatom) 0.1";
 static const char doc[] =
 "Get globally unique 64-bit cookies from cookie-gend.\n"
 "\n"
-"USAGE: cookie [-n N] [--fast | --socket-only] [-j] [--socket PATH]\n"
+"USAGE: cookie [-n N] [--fast | --socket-only] [-j] [--socket PATH] [--timeout SECS]\n"
 "       cookie --pid PID [-j]\n"
 "       cookie --stats [-j]\n"
 "       cookie --follow [-c COUNT] [-j]\n"
@@ -56,8 +57,13 @@ static const char doc[] =
 "into its node id (the top 16 bits, cookie-gend --node-id) and its sequence (the\n"
 "low 48 bits, never 0); it needs no daemon.\n"
 "\n"
-"Exit status: 0 on success, 2 for usage errors, 1 otherwise (daemon not running,\n"
-"no such process).\n"
+"The daemon must answer within --timeout SECS (default 5, or $COOKIE_TIMEOUT):\n"
+"a stopped or hung daemon is an error, not a hang. The daemon limits each user but\n"
+"root to a rate of cookies per second (cookie-gend --rate-limit); past it GET is\n"
+"refused and cookie exits 1.\n"
+"\n"
+"Exit status: 0 on success, 2 for usage errors, 1 otherwise (daemon not running or\n"
+"not answering, rate limited, no such process).\n"
 "\n"
 "EXAMPLES:\n"
 "    cookie                 # one cookie\n"
@@ -66,7 +72,7 @@ static const char doc[] =
 "    cookie --stats\n"
 "    cookie --decode 84442493013196801   # node 300, sequence 1\n";
 
-enum { OPT_FAST = 256, OPT_SOCKET_ONLY, OPT_SOCKET, OPT_FOLLOW, OPT_STATS, OPT_DECODE };
+enum { OPT_FAST = 256, OPT_SOCKET_ONLY, OPT_SOCKET, OPT_FOLLOW, OPT_STATS, OPT_DECODE, OPT_TIMEOUT };
 
 static const struct argp_option opts[] = {
 	{ "count", 'n', "N", 0, "How many cookies (1-65536, default 1)", 0 },
@@ -78,6 +84,8 @@ static const struct argp_option opts[] = {
 	{ "fast", OPT_FAST, NULL, 0, "Use the fast path only (root)", 0 },
 	{ "socket-only", OPT_SOCKET_ONLY, NULL, 0, "Never use the fast path", 0 },
 	{ "socket", OPT_SOCKET, "PATH", 0, "The daemon's socket (default " COOKIE_SOCKET_PATH ")", 0 },
+	{ "timeout", OPT_TIMEOUT, "SECS", 0, "Wait at most SECS for the daemon (default 5, or "
+	  "$COOKIE_TIMEOUT; up to 3 decimals)", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON", 0 },
 	{},
 };
@@ -132,6 +140,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_FAST: env.path = PATH_FAST; env.others++; break;
 	case OPT_SOCKET_ONLY: env.path = PATH_SOCKET; env.others++; break;
 	case OPT_SOCKET: env.socket = arg; env.others++; break;
+	case OPT_TIMEOUT:
+		if (cookie_parse_timeout(arg, &env.timeout_ms))
+			util_usage_error("cookie", "invalid timeout '%s': seconds, more than 0 and at "
+					 "most 3600, with at most 3 decimals", arg);
+		env.others++;
+		break;
 	case OPT_DECODE:
 		if (env.decoding)
 			util_usage_error("cookie", "--decode takes one cookie");
@@ -139,22 +153,39 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.decoding = true;
 		break;
 	case ARGP_KEY_ARG: util_usage_error("cookie", "unexpected argument '%s'", arg);
-	case ARGP_KEY_END:
+	case ARGP_KEY_END: {
+		const char *t = getenv("COOKIE_TIMEOUT");
+
+		if (!env.timeout_ms && t && cookie_parse_timeout(t, &env.timeout_ms))
+			util_usage_error("cookie", "invalid COOKIE_TIMEOUT '%s' in the environment: "
+					 "seconds, more than 0 and at most 3600, with at most 3 decimals", t);
+		if (!env.timeout_ms)
+			env.timeout_ms = COOKIE_TIMEOUT_MS;
 		if (env.decoding && env.others)
 			util_usage_error("cookie", "--decode takes no other option than -j");
 		if (env.decoding)
 			env.mode = MODE_DECODE;
 		break;
+	}
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
 
+/* A daemon that does not answer in time: stopped (SIGSTOP), hung or overloaded. */
+static void timed_out(void)
+{
+	fprintf(stderr, "cookie: cookie-gend did not answer on %s within %g s (stopped or hung? "
+		"systemctl status cookie-gend)\n", env.socket, env.timeout_ms / 1000.0);
+}
+
 static int connect_daemon(void)
 {
-	int fd = cookie_connect(env.socket);
+	int fd = cookie_connect_timeout(env.socket, env.timeout_ms);
 
-	if (fd == -ENOENT || fd == -ECONNREFUSED)
+	if (fd == -ETIMEDOUT)
+		timed_out();
+	else if (fd == -ENOENT || fd == -ECONNREFUSED)
 		fprintf(stderr, "cookie: cookie-gend is not running (no listener on %s; "
 			"systemctl start cookie-gend)\n", env.socket);
 	else if (fd == -EACCES)
@@ -211,6 +242,15 @@ static int do_get(void)
 		return 1;
 	err = cookie_get(fd, env.n, &first);
 	close(fd);
+	if (err == -ETIMEDOUT) {
+		timed_out();
+		return 1;
+	}
+	if (err == -EAGAIN) {
+		fprintf(stderr, "cookie: the daemon refused GET %ld: this user's rate limit is used up "
+			"(cookie-gend --rate-limit); retry later\n", env.n);
+		return 1;
+	}
 	if (err) {
 		fprintf(stderr, "cookie: the daemon did not serve GET %ld: %s\n", env.n,
 			err == -EPROTO ? "it answered ERR" : strerror(-err));
@@ -230,6 +270,10 @@ static int do_pid(void)
 		return 1;
 	err = cookie_pid(fd, env.pid, &c);
 	close(fd);
+	if (err == -ETIMEDOUT) {
+		timed_out();
+		return 1;
+	}
 	if (err == -ESRCH) {
 		fprintf(stderr, "cookie: no such process: %ld\n", env.pid);
 		return 1;
@@ -281,6 +325,10 @@ static int do_stats(void)
 		return 1;
 	err = cookie_request(fd, "STATS", reply, sizeof(reply));
 	close(fd);
+	if (err == -ETIMEDOUT) {
+		timed_out();
+		return 1;
+	}
 	if (err) {
 		fprintf(stderr, "cookie: STATS failed: %s\n", err == -EPROTO ? reply : strerror(-err));
 		return 1;

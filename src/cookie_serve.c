@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cookie-gend's socket: one request per line, clients bounded per uid and in total, idle
- * and unfinished lines timed out, and the event loop (signals, the tick, clients).
+ * cookie-gend's socket: one request per line, clients bounded per uid and in total, draws
+ * rate-limited per uid, idle and unfinished lines timed out, and the event loop (signals,
+ * the tick, clients). The bounds and why: cookie_serve.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,7 +10,9 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
@@ -20,7 +23,9 @@
 #include <sys/un.h>
 #include <bpf/bpf.h>
 #include "clock.h"
-#include "cookie-gend.h"
+#include "cookie.h"
+#include "cookie_metrics.h"
+#include "cookie_serve.h"
 
 /* Refuse to remove anything at @path that is not a socket: --socket may be mistyped. */
 int check_socket_path(const char *path)
@@ -32,23 +37,24 @@ int check_socket_path(const char *path)
 	return S_ISSOCK(st.st_mode) ? 0 : -EEXIST;
 }
 
-int listen_socket(void)
+int cookie_serve_listen(struct cookie_server *s)
 {
+	const char *path = s->socket;
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct group *g;
 	mode_t old_mask;
 	int fd, err;
 
-	if (strlen(env.socket) >= sizeof(addr.sun_path))
+	if (strlen(path) >= sizeof(addr.sun_path))
 		return -ENAMETOOLONG;
-	strcpy(addr.sun_path, env.socket);
-	err = check_socket_path(env.socket);
+	strcpy(addr.sun_path, path);
+	err = check_socket_path(path);
 	if (err)
 		return err;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	unlink(env.socket);	/* we hold the instance lock: a socket here is stale */
+	unlink(path);	/* we hold the instance lock: a socket here is stale */
 	/* Born 0600: nobody else can connect before the group and mode below are set. */
 	old_mask = umask(0177);
 	err = bind(fd, (struct sockaddr *)&addr, sizeof(addr)) || listen(fd, 64) ? -errno : 0;
@@ -58,14 +64,14 @@ int listen_socket(void)
 		return err;
 	}
 	g = getgrnam("bareatom");
-	if (g && !chown(env.socket, 0, g->gr_gid))
-		chmod(env.socket, 0660);
+	if (g && !chown(path, 0, g->gr_gid))
+		chmod(path, 0660);
 	if (!g)
-		logmsg(LOG_WARNING, "no group 'bareatom': the socket is root-only");
+		s->ops->log(LOG_WARNING, "no group 'bareatom': the socket is root-only");
 	return fd;
 }
 
-static void reply(struct client *c, const char *fmt, ...)
+static void reply(struct cookie_client *c, const char *fmt, ...)
 {
 	char buf[1024];	/* STATS with 20-digit cookies of a high node fits */
 	va_list ap;
@@ -85,28 +91,58 @@ static void reply(struct client *c, const char *fmt, ...)
 	}
 }
 
-static void reply_draw_error(struct client *c, int err)
+static void reply_draw_error(struct cookie_server *s, struct cookie_client *c, int err)
 {
-	d.errors++;
+	s->stats.errors++;
 	reply(c, "ERR cannot save the high-water mark: %s", err == -EOVERFLOW ?
 	      "the cookie space is exhausted" : strerror(-err));
 }
 
-static void serve_get(struct client *c, __u64 n)
+/*
+ * May @c draw @n cookies now? Root is not limited (cookie_serve.h). A refusal is answered
+ * here, counted, and draws nothing.
+ */
+static bool rate_allows(struct cookie_server *s, struct cookie_client *c, __u64 n)
+{
+	double retry;
+
+	if (c->uid == 0 || cookie_rate_take(&s->rate, c->uid, n, util_now(), &retry))
+		return true;
+	s->stats.rate_limited++;
+	s->stats.errors++;
+	reply(c, "ERR rate limited: uid %u may draw %llu cookies/s (burst %llu); retry in %.1f s",
+	      (unsigned int)c->uid, (unsigned long long)s->rate.rate,
+	      (unsigned long long)s->rate.burst, retry < 0.1 ? 0.1 : retry);
+	return false;
+}
+
+static void count_get(struct cookie_serve_stats *st, __u64 n)
+{
+	int k = n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
+
+	st->get_counts[k < GET_BUCKETS ? k : GET_BUCKETS - 1]++;
+	st->get_requests++;
+	st->get_sum += n;
+	st->served += n;
+}
+
+static void serve_get(struct cookie_server *s, struct cookie_client *c, __u64 n)
 {
 	__u64 first;
-	int err = draw_for_client(n, &first);
+	int err;
 
+	if (!rate_allows(s, c, n))
+		return;
+	err = s->ops->draw(s->ops->arg, n, &first);
 	if (err) {
-		reply_draw_error(c, err);
+		reply_draw_error(s, c, err);
 		return;
 	}
-	d.served += n;
-	cookie_metrics_get(n);
+	count_get(&s->stats, n);
 	reply(c, "OK %llu %llu", first, n);
 }
 
-static void serve_pid(struct client *c, int pid)
+static void serve_pid(struct cookie_server *s, struct cookie_client *c, int pid)
 {
 	struct cookie_task t;
 	int pidfd = syscall(SYS_pidfd_open, pid, 0), err;
@@ -116,16 +152,20 @@ static void serve_pid(struct client *c, int pid)
 		      strerror(errno));
 		return;
 	}
-	if (bpf_map_lookup_elem(d.task_fd, &pidfd, &t)) {
-		/* Started before the BPF side was attached: give it one now. */
-		err = draw_for_client(1, &t.cookie);
-		if (err) {
-			reply_draw_error(c, err);
+	if (bpf_map_lookup_elem(s->task_fd, &pidfd, &t)) {
+		/* Started before the BPF side was attached: give it one now (a draw like GET 1). */
+		if (!rate_allows(s, c, 1)) {
 			close(pidfd);
 			return;
 		}
-		if (bpf_map_update_elem(d.task_fd, &pidfd, &t, BPF_NOEXIST) &&
-		    bpf_map_lookup_elem(d.task_fd, &pidfd, &t)) {
+		err = s->ops->draw(s->ops->arg, 1, &t.cookie);
+		if (err) {
+			reply_draw_error(s, c, err);
+			close(pidfd);
+			return;
+		}
+		if (bpf_map_update_elem(s->task_fd, &pidfd, &t, BPF_NOEXIST) &&
+		    bpf_map_lookup_elem(s->task_fd, &pidfd, &t)) {
 			reply(c, errno == ESRCH ? "ERR no such process" : "ERR cannot store the cookie: %s",
 			      strerror(errno));
 			close(pidfd);
@@ -136,78 +176,93 @@ static void serve_pid(struct client *c, int pid)
 	reply(c, "OK %llu", t.cookie);
 }
 
-static void serve_stats(struct client *c)
+/* Keys are only ever added, at the end (cookie-gend(8) lists them). */
+static void serve_stats(struct cookie_server *s, struct cookie_client *c)
 {
-	struct cookie_state *st = d.st;
-	const char *state_error = !d.save_err ? "none" : d.save_err == -EOVERFLOW ? "exhausted" :
-				  strerrorname_np(-d.save_err);
+	struct cookie_gend_snapshot g;
+	const struct cookie_serve_stats *st = &s->stats;
+	const char *state_error;
 
+	s->ops->snapshot(s->ops->arg, &g);
+	state_error = !g.state_err ? "none" : g.state_err == -EOVERFLOW ? "exhausted" :
+		      strerrorname_np(-g.state_err);
 	reply(c, "OK next=%llu limit=%llu highwater=%llu fork_cookies=%llu "
 	      "tpgen_cookies=%llu denied=%llu batches=%llu events_lost=%llu requests=%llu"
 	      " served=%llu errors=%llu clients=%d extensions=%llu"
 	      " uptime=%ld batched=%d room_requests=%llu state_error=%s state_errors=%llu"
-	      " refused_clients=%llu node=%u",
-	      __atomic_load_n(&st->next, __ATOMIC_RELAXED), __atomic_load_n(&st->limit, __ATOMIC_RELAXED),
-	      d.node_base + d.store.highwater, __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
-	      __atomic_load_n(&st->tpgen_cookies, __ATOMIC_RELAXED),
-	      __atomic_load_n(&st->denied, __ATOMIC_RELAXED), __atomic_load_n(&st->batches, __ATOMIC_RELAXED),
-	      __atomic_load_n(&st->events_lost, __ATOMIC_RELAXED), d.requests, d.served, d.errors,
-	      d.nclients, d.extensions, (long)(util_now() - d.started), !env.global,
-	      __atomic_load_n(&st->room_requests, __ATOMIC_RELAXED), state_error ? state_error : "unknown",
-	      d.save_errors, d.refused_clients, d.node);
+	      " refused_clients=%llu node=%u rate_limited=%llu rate_limit=%llu",
+	      g.next, g.limit, COOKIE_NODE_BASE(g.node) + g.highwater, g.fork_cookies,
+	      g.tpgen_cookies, g.denied, g.batches, g.events_lost, st->requests, st->served,
+	      st->errors, st->nclients, g.extensions, (long)(util_now() - st->started), g.batched,
+	      g.room_requests, state_error ? state_error : "unknown", g.state_errors,
+	      st->refused_clients, g.node, st->rate_limited, (unsigned long long)s->rate.rate);
 }
+
+struct line_ctx {
+	struct cookie_server *s;
+	struct cookie_client *c;
+};
 
 static int handle_line(void *arg, const char *line, size_t len)
 {
-	struct client *c = arg;
+	struct line_ctx *x = arg;
+	struct cookie_client *c = x->c;
 	struct cookie_req req;
 	const char *err;
 
-	d.requests++;
+	x->s->stats.requests++;
 	c->last = util_now();	/* only a whole request counts as activity, not a byte */
 	if (cookie_parse_request(line, len, &req, &err)) {
-		d.errors++;
+		x->s->stats.errors++;
 		reply(c, "ERR %s", err);
 		return 0;
 	}
 	switch (req.kind) {
-	case COOKIE_REQ_GET: serve_get(c, req.n); break;
-	case COOKIE_REQ_PID: serve_pid(c, req.pid); break;
-	case COOKIE_REQ_STATS: serve_stats(c); break;
+	case COOKIE_REQ_GET: serve_get(x->s, c, req.n); break;
+	case COOKIE_REQ_PID: serve_pid(x->s, c, req.pid); break;
+	case COOKIE_REQ_STATS: serve_stats(x->s, c); break;
 	}
 	return 0;
 }
 
-static void drop_client(int epfd, struct client *c)
+static void drop_client(struct cookie_server *s, int epfd, struct cookie_client *c)
 {
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
-	d.nclients--;
+	s->stats.nclients--;
 }
 
 /*
  * Why a new connection from @uid cannot be served, or NULL. Bounded per uid, so one user's
- * idle or trickling connections cannot take every slot, and in total, with a few slots
- * only root may take, so root is served even when every other slot is held.
+ * idle or trickling connections cannot take every slot, and in total; the uids other than
+ * root share all but ROOT_RESERVED slots, so root is served even when they hold every one
+ * of theirs. Root has no per-uid cap (its reserve would be smaller than it otherwise).
  */
-static const char *admission(uid_t uid, char *buf, size_t len)
+static const char *admission(struct cookie_server *s, uid_t uid, char *buf, size_t len)
 {
-	int same = 0;
+	int same = 0, others = 0;
 
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		same += d.clients[i].fd >= 0 && d.clients[i].uid == uid;
+	if (uid == 0)
+		return s->stats.nclients >= MAX_CLIENTS ? "ERR too many clients\n" : NULL;
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		if (s->clients[i].fd < 0 || s->clients[i].uid == 0)
+			continue;
+		others++;
+		same += s->clients[i].uid == uid;
+	}
 	if (same >= MAX_PER_UID) {
 		snprintf(buf, len, "ERR too many connections from uid %u (at most %d)\n",
 			 (unsigned int)uid, MAX_PER_UID);
 		return buf;
 	}
-	if (d.nclients >= MAX_CLIENTS || (uid != 0 && d.nclients >= MAX_CLIENTS - ROOT_RESERVED))
+	/* Root may hold shared slots too: what is left must still fit. */
+	if (others >= MAX_CLIENTS - ROOT_RESERVED || s->stats.nclients >= MAX_CLIENTS)
 		return "ERR too many clients\n";
 	return NULL;
 }
 
-static void accept_clients(int epfd, int lfd)
+static void accept_clients(struct cookie_server *s, int epfd, int lfd)
 {
 	for (;;) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -224,41 +279,42 @@ static void accept_clients(int epfd, int lfd)
 			close(fd);
 			continue;
 		}
-		refusal = admission(cred.uid, msg, sizeof(msg));
+		refusal = admission(s, cred.uid, msg, sizeof(msg));
 		if (refusal) {
-			d.refused_clients++;
+			s->stats.refused_clients++;
 			send(fd, refusal, strlen(refusal), MSG_NOSIGNAL | MSG_DONTWAIT);
 			close(fd);
 			continue;
 		}
-		for (i = 0; d.clients[i].fd >= 0; i++)
+		for (i = 0; s->clients[i].fd >= 0; i++)
 			;	/* admission() left a free slot */
-		d.clients[i] = (struct client){ .fd = fd, .uid = cred.uid, .last = util_now() };
+		s->clients[i] = (struct cookie_client){ .fd = fd, .uid = cred.uid, .last = util_now() };
 		ev.data.u32 = i;
 		if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
-			d.clients[i].fd = -1;
+			s->clients[i].fd = -1;
 			continue;
 		}
-		d.nclients++;
-		d.clients_total++;
+		s->stats.nclients++;
+		s->stats.clients_total++;
 	}
 }
 
-static void read_client(int epfd, struct client *c)
+static void read_client(struct cookie_server *s, int epfd, struct cookie_client *c)
 {
+	struct line_ctx x = { s, c };
 	char buf[4096];
 	ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
-		drop_client(epfd, c);
+		drop_client(s, epfd, c);
 		return;
 	}
-	if (cookie_linebuf_feed(&c->lb, buf, n, handle_line, c)) {
-		d.errors++;
-		drop_client(epfd, c);	/* a line over COOKIE_LINE_MAX */
+	if (cookie_linebuf_feed(&c->lb, buf, n, handle_line, &x)) {
+		s->stats.errors++;
+		drop_client(s, epfd, c);	/* a line over COOKIE_LINE_MAX */
 		return;
 	}
 	/* A line must end within LINE_TIMEOUT_SECS of its first byte, however slowly it comes. */
@@ -268,24 +324,25 @@ static void read_client(int epfd, struct client *c)
 		c->line_start = util_now();
 }
 
-static void expire_idle(int epfd)
+static void expire_idle(struct cookie_server *s, int epfd)
 {
 	double now = util_now();
 
 	for (int i = 0; i < MAX_CLIENTS; i++) {
-		struct client *c = &d.clients[i];
+		struct cookie_client *c = &s->clients[i];
 
 		if (c->fd >= 0 && (now - c->last >= IDLE_TIMEOUT_SECS ||
 				   (c->line_start && now - c->line_start >= LINE_TIMEOUT_SECS)))
-			drop_client(epfd, c);
+			drop_client(s, epfd, c);
 	}
 }
 
-int serve(int lfd, int ready_fd)
+int cookie_serve(struct cookie_server *s, int lfd, int ready_fd)
 {
 	struct itimerspec tick = { .it_interval = { 0, TICK_MS * 1000000L }, .it_value = { 0, TICK_MS * 1000000L } };
+	const struct cookie_gend_ops *ops = s->ops;
+	int epfd, sfd, tfd, mfd = s->metrics ? cookie_metrics_fd(s->metrics) : -1;
 	struct epoll_event ev, evs[64];
-	int epfd, sfd, tfd;
 	sigset_t set;
 
 	sigemptyset(&set);
@@ -306,16 +363,17 @@ int serve(int lfd, int ready_fd)
 	ev.data.u32 = MAX_CLIENTS + 2;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, tfd, &ev);
 	ev.data.u32 = MAX_CLIENTS + 3;
-	if (cookie_metrics_fd() >= 0 && epoll_ctl(epfd, EPOLL_CTL_ADD, cookie_metrics_fd(), &ev))
+	if (mfd >= 0 && epoll_ctl(epfd, EPOLL_CTL_ADD, mfd, &ev))
 		return -errno;
 	for (int i = 0; i < MAX_CLIENTS; i++)
-		d.clients[i].fd = -1;
+		s->clients[i].fd = -1;
+	s->stats.started = util_now();
 
-	logmsg(LOG_INFO, "serving on %s", env.socket);
-	notify_systemd("READY=1\nSTATUS=serving cookies");
+	ops->log(LOG_INFO, "serving on %s", s->socket);
+	ops->notify("READY=1\nSTATUS=serving cookies");
 	if (ready_fd >= 0) {
 		if (write(ready_fd, "", 1) < 0)
-			logmsg(LOG_DEBUG, "parent gone");
+			ops->log(LOG_DEBUG, "parent gone");
 		close(ready_fd);
 	}
 	for (;;) {
@@ -325,30 +383,31 @@ int serve(int lfd, int ready_fd)
 			__u32 id = evs[i].data.u32;
 
 			if (id == MAX_CLIENTS) {
-				accept_clients(epfd, lfd);
+				accept_clients(s, epfd, lfd);
 			} else if (id == MAX_CLIENTS + 1) {
 				struct signalfd_siginfo si;
 
 				if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-					logmsg(LOG_INFO, "signal %u: exiting; the pins stay for the next start",
-					       si.ssi_signo);
-					notify_systemd("STOPPING=1");
+					ops->log(LOG_INFO, "signal %u: exiting; the pins stay for the next start",
+						 si.ssi_signo);
+					ops->notify("STOPPING=1");
 					return 0;
 				}
 			} else if (id == MAX_CLIENTS + 2) {
 				__u64 ticks;
 
 				if (read(tfd, &ticks, sizeof(ticks)) > 0) {
-					check_headroom();
-					expire_idle(epfd);
-					cookie_metrics_tick(false, false);
+					ops->tick(ops->arg);
+					expire_idle(s, epfd);
+					if (s->metrics)
+						cookie_metrics_tick(s->metrics, false, false);
 				}
 			} else if (id == MAX_CLIENTS + 3) {
-				cookie_metrics_tick(true, false);
-			} else if (id < MAX_CLIENTS && d.clients[id].fd >= 0) {
-				read_client(epfd, &d.clients[id]);
+				cookie_metrics_tick(s->metrics, true, false);
+			} else if (id < MAX_CLIENTS && s->clients[id].fd >= 0) {
+				read_client(s, epfd, &s->clients[id]);
 			}
 		}
-		check_headroom();
+		ops->tick(ops->arg);
 	}
 }

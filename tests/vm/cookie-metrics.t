@@ -2,7 +2,8 @@
 # cookie-gend --listen and --textfile: the served totals equal exactly what this test drew
 # (over the socket, and on tpgen_b events), the families match STATS, both formats are
 # negotiated, bad requests get their status, a silent HTTP client neither stops the daemon
-# serving cookies nor the next scrape, and promtool passes what is served and written.
+# serving cookies nor the next scrape, and promtool passes what is served and written;
+# highwater and next carry the node (a daemon of node 300), rate-limit refusals are counted.
 # promtool comes from the host's prometheus package through run-vm --share
 # (tests/run-all shares build/share; /mnt/share/prometheus/promtool in the guest).
 . "$(dirname "$0")/tap.sh"
@@ -58,9 +59,9 @@ is "$(($(tpgen_stat tpgen_b) - g0))" 5000 "(tpgen's own count of them)"
 # The other families read what STATS reads; some move with every fork (task cookies, BPF's
 # per-CPU batches), so each is checked between STATS just before and just after a scrape.
 for k in highwater next denied batches events_lost fork_cookies extensions state_errors \
-	refused_clients; do
+	refused_clients rate_limited; do
 	case $k in
-	highwater | next) m=bareatom_cookie_$k ;;
+	highwater | next) m="bareatom_cookie_$k{node=\"0\"}" ;;
 	fork_cookies) m='bareatom_cookie_served_total{source="fork"}' ;;
 	*) m=bareatom_cookie_${k}_total ;;
 	esac
@@ -134,5 +135,58 @@ ok $? "and says why: $(tail -n1 <<<"$out")"
 
 set_daemon_args ""
 ok $? "cookie-gend back to its default arguments"
+
+# A daemon of node 300: highwater and next count within the node, with the node as a label
+# (the whole cookie value of node 32 and above does not fit a float64 sample exactly), and
+# the per-uid rate limit's refusals are counted exactly (--rate-limit 1, burst 65536).
+systemctl stop cookie-gend
+cookie-gend --uninstall >/dev/null
+chmod 0755 "$work"
+nsock=$work/node.sock
+cookie-gend --foreground --state-dir "$work/n300" --node-id 300 --socket "$nsock" \
+	--listen 127.0.0.1:$port --rate-limit 1 --rate-burst 65536 2>"$work/n300.log" &
+daemon=$!
+for _ in $(seq 300); do cookie --stats --socket "$nsock" >/dev/null 2>&1 && break; sleep 0.1; done
+# Text, not jq: jq 1.6 reads numbers as doubles and rounds cookies above 2^53.
+nstat() { cookie --stats --socket "$nsock" | awk -v k="$1" '$1 == k { print $2 }'; }
+cookie --socket-only --socket "$nsock" -n 1000 >/dev/null
+ok $? "cookie-gend --node-id 300 serves"
+bgid=$(getent group bareatom | cut -d: -f3)
+out=$(setpriv --reuid=2500 --regid=2500 --groups="$bgid" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(b"GET 65536\n" * 4)
+buf = b""
+while buf.count(b"\n") < 4:
+    buf += s.recv(4096)
+print(" ".join(l.split()[0] + ("" if l.startswith("OK") else ":" + l.split(":")[0][4:]) for l in buf.decode().splitlines()))
+' "$nsock")
+is "$out" "OK ERR:rate limited ERR:rate limited ERR:rate limited" \
+	"uid 2500 pipelining 4 x GET 65536 at 1 cookie/s: the burst, then 3 refusals"
+# next moves with every fork (BPF's per-CPU batches): STATS just before and after the scrape.
+next=$(nstat next)
+body=$(scrape)
+hw=$(nstat highwater)
+is "$(sample 'bareatom_cookie_highwater{node="300"}' <<<"$body")" "$(python3 -c "print($hw - (300 << 48))")" \
+	"bareatom_cookie_highwater{node=\"300\"} is STATS highwater ($hw) within node 300"
+v=$(sample 'bareatom_cookie_next{node="300"}' <<<"$body")
+[ -n "$v" ] && [ "$v" -le "$(python3 -c "print($(nstat next) - (300 << 48))")" ] &&
+	[ "$v" -ge "$(python3 -c "print($next - (300 << 48))")" ]
+ok $? "bareatom_cookie_next{node=\"300\"} ($v) is STATS next within node 300"
+is "$(sample bareatom_cookie_rate_limited_total <<<"$body")" 3 "bareatom_cookie_rate_limited_total counts the 3 refusals"
+is "$(nstat rate_limited)" 3 "and so does STATS rate_limited"
+is "$(sample bareatom_cookie_denied_total <<<"$body")" 0 "bareatom_cookie_denied_total (the durable limit) is apart: 0"
+is "$(sample 'bareatom_cookie_served_total{source="socket"}' <<<"$body")" 66536 "served counts the 1000 + 65536 drawn, not the refused"
+if [ -x $promtool ]; then
+	out=$($promtool check metrics <<<"$body" 2>&1)
+	ok $? "promtool check metrics passes node 300's exposition${out:+: $out}"
+else
+	ok 1 "promtool check metrics: no $promtool"
+fi
+kill $daemon; wait $daemon 2>/dev/null
+cookie-gend --uninstall >/dev/null
+systemctl start cookie-gend && wait_daemon
+ok $? "the system's cookie-gend is running again"
 rm -rf "$work" "${textfile%/*}"
 done_testing

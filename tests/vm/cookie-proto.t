@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 # cookie-gend's socket protocol against the real daemon: every malformed request gets a clear
-# ERR (or, for an oversized line, a closed connection), and the daemon keeps serving others.
-import os, socket, subprocess, time
+# ERR (or, for an oversized line, a closed connection), and the daemon keeps serving others;
+# the per-uid rate limit refuses with ERR and keeps the connection; root's reserve of
+# connections holds while other uids take every shared slot.
+import grp, json, os, socket, subprocess, time
 
 SOCK = "/run/bareatom/cookie.sock"
 n = 0
@@ -26,6 +28,90 @@ def ask(s, data):
             return None
         buf += chunk
     return buf.decode()
+
+BAREATOM_GID = grp.getgrnam("bareatom").gr_gid
+released = []	# release pipes: every child closes the others' so each sees its own EOF
+
+
+def first_line(s, req=b"STATS\n"):
+    """Send req and return the first reply line; '' when closed. A refused connection has
+    its ERR waiting and is closed, so the send may fail while the line is still there."""
+    try:
+        s.sendall(req)
+    except OSError:
+        pass
+    buf = b""
+    try:
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            buf += chunk
+    except OSError:
+        pass
+    return buf.decode(errors="replace").strip()
+
+
+def as_uid(uid, fn):
+    """Run fn() in a child as uid (in group bareatom) and return what it returns (JSON).
+    The child keeps what fn opened until release(); returns (result, handle)."""
+    r1, w1 = os.pipe()
+    r2, w2 = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r1)
+        os.close(w2)
+        for fd in released:
+            os.close(fd[1])
+        os.setgroups([BAREATOM_GID])
+        os.setgid(uid)
+        os.setuid(uid)
+        keep = []
+        res = fn(keep)
+        os.write(w1, (json.dumps(res) + "\n").encode())
+        os.close(w1)
+        os.read(r2, 1)
+        os._exit(0)
+    os.close(w1)
+    os.close(r2)
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = os.read(r1, 1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r1)
+    h = (pid, w2)
+    released.append(h)
+    return json.loads(data) if data else None, h
+
+
+def release(h):
+    os.close(h[1])
+    os.waitpid(h[0], 0)
+    released.remove(h)
+
+
+def hold(n):
+    """A child's work: open n connections, probe each, keep the served ones."""
+    def fn(keep):
+        replies = []
+        for _ in range(n):
+            s = connect()
+            line = first_line(s)
+            replies.append(line)
+            if line.startswith("OK"):
+                keep.append(s)
+            else:
+                s.close()
+        return replies
+    return fn
+
+
+def stat(s, key):
+    r = ask(s, b"STATS\n")
+    return dict(w.split("=", 1) for w in r.split()[1:]).get(key)
+
 
 for _ in range(300):
     if subprocess.run(["cookie", "--stats"], capture_output=True).returncode == 0:
@@ -108,7 +194,97 @@ r = ask(keeper, b"GET 5\n")
 ok(r is not None and r.startswith("OK ") and r.split()[2] == "5", "the first client is still served: %r" % r)
 stats = ask(keeper, b"STATS\n")
 ok(stats is not None and "clients=" in stats, "STATS answers: %s" % (stats or "").strip()[:80])
+
+# The per-uid rate limit (default 16384 cookies/s, burst 2^20): a member of group bareatom
+# pipelining GET 65536 gets the burst, 16 of them, then ERR; the connection stays usable.
+ok(stat(keeper, "rate_limit") == "16384", "STATS rate_limit is the default, 16384 cookies/s")
+limited0 = int(stat(keeper, "rate_limited"))
+
+
+def flood(keep):
+    s = connect()
+    t0 = time.time()
+    s.sendall(b"GET 65536\n" * 20)
+    buf = b""
+    while buf.count(b"\n") < 20:
+        chunk = s.recv(1 << 16)
+        if not chunk:
+            break
+        buf += chunk
+    took = time.time() - t0
+    after = first_line(s, b"GET 16384\n")
+    return [buf.decode().splitlines(), after, took]
+
+
+res, h = as_uid(2100, flood)
+release(h)
+lines, after, took = res
+served = [l for l in lines if l.startswith("OK ")]
+refused = [l for l in lines if l.startswith("ERR rate limited: uid 2100 may draw 16384 cookies/s (burst 1048576); retry in ")]
+# 16 from the burst; a 17th only if the 20 took over 4 s (65536 refilled at 16384/s).
+ok(16 <= len(served) <= 16 + int(took / 4) and len(served) + len(refused) == 20 and
+   lines[:len(served)] == served,
+   "uid 2100 pipelining 20 x GET 65536: %d served, %d refused in %.2f s (%r)" % (len(served), len(refused), took, (refused or lines)[0]))
+ok(after.startswith("ERR rate limited: "), "a GET 16384 right after is refused too (a second's refill): %r" % after)
+ok(int(stat(keeper, "rate_limited")) - limited0 == len(refused) + 1,
+   "STATS rate_limited counts exactly the %d refusals" % (len(refused) + 1))
+
+
+def stats_after_refusal(keep):
+    s = connect()
+    refused = first_line(s, b"GET 65536\n")
+    return first_line(s) if refused.startswith("ERR rate limited") else "not refused: " + refused
+
+
+res, h = as_uid(2100, stats_after_refusal)
+release(h)
+ok(res.startswith("OK next="), "the refused client's connection stays usable: STATS answers")
+s = connect()
+s.sendall(b"GET 65536\n" * 20)
+buf = b""
+while buf.count(b"\n") < 20:
+    buf += s.recv(1 << 16)
+s.close()
+ok(all(l.startswith("OK ") for l in buf.decode().splitlines()), "root is not rate-limited: 20 x GET 65536 all served")
 keeper.close()
+
+# Root's reserve. 40 root connections at once are all served: root has no per-uid cap.
+time.sleep(0.5)
+rs = [connect() for _ in range(40)]
+lines = [first_line(s) for s in rs]
+ok(all(l.startswith("OK ") for l in lines), "40 root connections at once are all served (%d refused: %r)" %
+   (sum(not l.startswith("OK") for l in lines), next((l for l in lines if not l.startswith("OK")), "")))
+for s in rs:
+    s.close()
+# Other uids (32 each) take the 224 shared slots; the next one is refused; root still gets
+# its 32 reserved slots, and the 257th connection is refused.
+for _ in range(50):
+    s = connect()
+    n_clients = stat(s, "clients")
+    s.close()
+    if n_clients == "1":
+        break
+    time.sleep(0.1)
+holders, replies = [], []
+for i in range(7):
+    res, h = as_uid(2000 + i, hold(32))
+    holders.append(h)
+    replies += res
+ok(len(replies) == 224 and all(l.startswith("OK ") for l in replies),
+   "7 uids x 32 connections: all 224 shared slots served (%d)" % sum(l.startswith("OK") for l in replies))
+res, h = as_uid(2007, hold(1))
+holders.append(h)
+ok(res == ["ERR too many clients"], "an 8th uid is refused: the shared slots are full: %r" % res)
+rs = [connect() for _ in range(33)]
+lines = [first_line(s) for s in rs]
+ok(all(l.startswith("OK ") for l in lines[:32]), "root still gets its 32 reserved slots (%d served)" %
+   sum(l.startswith("OK") for l in lines))
+ok(lines[32] == "ERR too many clients", "the 257th connection is refused: %r" % lines[32])
+ok(stat(rs[0], "clients") == "256", "STATS clients=256")
+for s in rs:
+    s.close()
+for h in holders:
+    release(h)
 ok(subprocess.run(["systemctl", "is-active", "--quiet", "cookie-gend"]).returncode == 0,
    "the daemon survived all of it")
 print("1..%d" % n)

@@ -157,5 +157,102 @@ ok $? "the fast path works again ($c1)"
 c2=$(cookie)
 [ "$c2" -gt "$c1" ]
 ok $? "after a restart cookies continue above the old ones ($c2 > $c1)"
+
+# A stopped daemon (SIGSTOP): the kernel still accepts connections, nobody answers. Every
+# client gives up at its bound with one line and exit 1 (timeout 20: an unbounded client
+# fails the test instead of hanging it).
+bgid=$(getent group bareatom | cut -d: -f3)
+ms() { date +%s%3N; }
+within() {	# MIN_MS MAX_MS T0 WHAT: the time since T0 is in [MIN_MS, MAX_MS)
+	local took=$(($(ms) - $3))
+	[ "$took" -ge "$1" ] && [ "$took" -lt "$2" ]
+	ok $? "$4 after $took ms (bound $1 ms)"
+}
+systemctl kill -s STOP cookie-gend
+ok $? "cookie-gend stopped with SIGSTOP"
+t0=$(ms)
+err_case 1 "cookie-gend did not answer on $sock within 1 s (stopped or hung?" \
+	"GET from a stopped daemon, --timeout 1" timeout 20 cookie --socket-only --timeout 1
+within 1000 3000 "$t0" "it gave up"
+t0=$(ms)
+err_case 1 "did not answer on $sock within 5 s" "--stats with the default bound" timeout 20 cookie --stats
+within 5000 7500 "$t0" "it gave up at the default 5 s"
+t0=$(ms)
+err_case 1 "within 0.5 s" "COOKIE_TIMEOUT=0.5 --pid 1" env COOKIE_TIMEOUT=0.5 timeout 20 cookie --pid 1
+within 500 2500 "$t0" "it gave up"
+t0=$(ms)
+err_case 1 "within 1 s" "a member of group bareatom, --timeout 1" \
+	timeout 20 setpriv --reuid=65534 --regid=65534 --groups="$bgid" cookie -n 3 --timeout 1
+within 1000 3000 "$t0" "it gave up"
+# Fill the stopped daemon's backlog: then the connect itself must be bounded.
+python3 - "$sock" >"$work/backlog" <<'EOF' &
+import socket, sys, time
+held = []
+for _ in range(200):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.setblocking(False)
+    try:
+        s.connect(sys.argv[1])
+    except BlockingIOError:
+        break
+    held.append(s)
+print(len(held), flush=True)
+time.sleep(30)
+EOF
+holder=$!
+for _ in $(seq 100); do [ -s "$work/backlog" ] && break; sleep 0.1; done
+diag "the backlog took $(cat "$work/backlog") connections"
+t0=$(ms)
+err_case 1 "within 1 s" "the backlog is full: the connect is bounded too" \
+	timeout 20 cookie --socket-only --timeout 1
+within 1000 3000 "$t0" "it gave up"
+kill $holder; wait $holder 2>/dev/null
+systemctl kill -s CONT cookie-gend
+wait_daemon
+c=$(cookie --socket-only --timeout 1)
+ok $? "after SIGCONT the daemon serves again ($c)"
+err_case 2 "invalid timeout '0'" "cookie --timeout 0" cookie --timeout 0
+err_case 2 "invalid timeout '1s'" "cookie --timeout 1s" cookie --timeout 1s
+err_case 2 "invalid timeout '3601'" "cookie --timeout 3601" cookie --timeout 3601
+err_case 2 "invalid COOKIE_TIMEOUT 'soon' in the environment" "COOKIE_TIMEOUT=soon" \
+	env COOKIE_TIMEOUT=soon cookie -n 1
+
+# The per-uid rate limit, seen from cookie: a member of group bareatom draws the burst
+# (16 x 65536), then is refused with one line and exit 1; root is not limited.
+n=0 rc=0
+while [ $n -lt 30 ]; do
+	out=$(setpriv --reuid=2200 --regid=2200 --groups="$bgid" cookie -n 65536 2>&1 >/dev/null); rc=$?
+	[ $rc = 0 ] || break
+	n=$((n + 1))
+done
+[ $n -ge 16 ] && [ $n -le 18 ] && [ $rc = 1 ] && [ "$(wc -l <<<"$out")" = 1 ] &&
+	grep -q "cookie: the daemon refused GET 65536: this user's rate limit is used up" <<<"$out"
+ok $? "uid 2200 is refused after the burst: $n x 65536 served, then exit $rc: $out"
+for i in $(seq 20); do cookie -n 65536 --socket-only >/dev/null || break; done
+is "$i" 20 "root draws 20 x 65536 over the socket unlimited"
+set_daemon_args "--rate-limit 1000/s --rate-burst 65536"
+ok $? "cookie-gend restarted with --rate-limit 1000/s --rate-burst 65536"
+is "$(stat_of rate_limit)" 1000 "STATS rate_limit=1000"
+setpriv --reuid=2300 --regid=2300 --groups="$bgid" cookie -n 65536 >/dev/null
+ok $? "a new uid gets its burst of 65536"
+out=$(setpriv --reuid=2300 --regid=2300 --groups="$bgid" cookie -n 2000 2>&1); rc=$?
+is "$rc" 1 "then GET 2000 is refused: 1000/s refills it in 2 s ($out)"
+sleep 2.2
+setpriv --reuid=2300 --regid=2300 --groups="$bgid" cookie -n 2000 >/dev/null
+ok $? "2 s later GET 2000 is served"
+set_daemon_args "--rate-limit unlimited"
+ok $? "cookie-gend restarted with --rate-limit unlimited"
+is "$(stat_of rate_limit)" 0 "STATS rate_limit=0"
+for i in $(seq 20); do
+	setpriv --reuid=2400 --regid=2400 --groups="$bgid" cookie -n 65536 >/dev/null || break
+done
+is "$i" 20 "a member of group bareatom draws 20 x 65536 unlimited"
+set_daemon_args ""
+ok $? "cookie-gend back to its default arguments"
+err_case 2 "invalid --rate-limit '1x': cookies per second" "cookie-gend --rate-limit 1x" cookie-gend --rate-limit 1x
+err_case 2 "invalid --rate-limit '-5'" "cookie-gend --rate-limit -5" cookie-gend --rate-limit -5
+err_case 2 "invalid --rate-limit '10/m'" "cookie-gend --rate-limit 10/m" cookie-gend --rate-limit 10/m
+err_case 2 "invalid --rate-burst '1000': cookies: a whole number from 65536" "cookie-gend --rate-burst 1000" \
+	cookie-gend --rate-burst 1000
 rm -rf "$work"
 done_testing

@@ -1,0 +1,3 @@
+#!/bin/sh
+# cookie-gend's socket server and metrics alone, behind a fake daemon (no BPF, no globals).
+exec "$BUILD/tests/unit/cookie-serve"
