@@ -172,22 +172,45 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/*
+ * Advice that works where we are: systemctl only when systemd runs this system (sd_booted(3)
+ * checks the same directory), the daemon itself otherwise, with the socket asked for.
+ */
+static bool under_systemd(void)
+{
+	return !access("/run/systemd/system", F_OK);
+}
+
+static const char *socket_opt(char *buf, size_t len)
+{
+	if (strcmp(env.socket, COOKIE_SOCKET_PATH))
+		snprintf(buf, len, " --socket %s", env.socket);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
 /* A daemon that does not answer in time: stopped (SIGSTOP), hung or overloaded. */
 static void timed_out(void)
 {
-	fprintf(stderr, "cookie: cookie-gend did not answer on %s within %g s (stopped or hung? "
-		"systemctl status cookie-gend)\n", env.socket, env.timeout_ms / 1000.0);
+	fprintf(stderr, "cookie: cookie-gend did not answer on %s within %g s (stopped or hung? %s)\n",
+		env.socket, env.timeout_ms / 1000.0, under_systemd() ? "systemctl status cookie-gend" :
+		"ps -C cookie-gend -o pid,stat: T is stopped, kill -CONT PID");
 }
 
 static int connect_daemon(void)
 {
 	int fd = cookie_connect_timeout(env.socket, env.timeout_ms);
+	/* The image's unit serves the default socket; another one is a daemon of the user's. */
+	bool unit = under_systemd() && !strcmp(env.socket, COOKIE_SOCKET_PATH);
+	char sock[4200];
 
 	if (fd == -ETIMEDOUT)
 		timed_out();
 	else if (fd == -ENOENT || fd == -ECONNREFUSED)
-		fprintf(stderr, "cookie: cookie-gend is not running (no listener on %s; "
-			"systemctl start cookie-gend)\n", env.socket);
+		fprintf(stderr, "cookie: cookie-gend is not running (no listener on %s; start it: %s%s)\n",
+			env.socket, unit ? "systemctl start cookie-gend" : "cookie-gend",
+			unit ? "" : socket_opt(sock, sizeof(sock)));
 	else if (fd == -EACCES)
 		fprintf(stderr, "cookie: permission denied on %s (join group bareatom)\n", env.socket);
 	else if (fd < 0)
