@@ -232,11 +232,16 @@ test-vm-build: image stock-kernel prom-share
 
 # Debian's prometheus and promtool for the guest's metrics tests, shared into it with
 # run-vm --share build/share (tests/run-all) rather than put in the image: 95 MB the boot
-# would unpack every time, for two tests.
+# would unpack every time, for two tests. With them the OpenMetrics reference parser
+# (python3-prometheus-client, pure Python: the guest's python3 imports it from
+# /mnt/share/python, tests/vm/om-check).
 PROM_SHARE := $(BUILD)/share/prometheus
+PY_SHARE := $(BUILD)/share/python
 .PHONY: prom-share
 prom-share: | deps
-	@mkdir -p $(PROM_SHARE) && cp -pu /usr/bin/prometheus /usr/bin/promtool $(PROM_SHARE)/
+	@mkdir -p $(PROM_SHARE) $(PY_SHARE) && cp -pu /usr/bin/prometheus /usr/bin/promtool $(PROM_SHARE)/
+	@cp -rpu /usr/lib/python3/dist-packages/prometheus_client \
+		/usr/lib/python3/dist-packages/decorator.py $(PY_SHARE)/
 
 run: image
 	images/run-vm --cpus 4 -- /usr/lib/bareatom/demo
