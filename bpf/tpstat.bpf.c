@@ -15,6 +15,9 @@
 
 /* Set before load: which events count (enum tpstat_filter). */
 const volatile __u32 filter = TPSTAT_FILTER_NONE;
+/* Set before load: -C, count only on the CPUs of cpu_filter (a bitmap). */
+const volatile __u32 filter_cpus = 0;
+const volatile __u64 cpu_filter[TPSTAT_CPU_WORDS] = {};
 
 #define TPSTAT_NOW() bpf_ktime_get_ns()
 #include "tpstat_count.h"
@@ -66,9 +69,15 @@ struct {
 	__type(value, __u32);
 } target_cgroup SEC(".maps");
 
+#define PF_EXITING 0x00000004	/* include/linux/sched.h: do_exit() has begun */
+
 /*
  * Does the current task's event count? filter is frozen rodata, so with no target the
  * verifier removes all of this as dead code: the unfiltered program pays nothing.
+ *
+ * A task target stops counting when it begins to exit, as perf stat's per-task counters do:
+ * perf_event_exit_task() in do_exit() comes a few steps after PF_EXITING is set and before
+ * sched_process_exit and the task's last sched_switch, which perf never counts either.
  */
 static __always_inline bool wanted(void)
 {
@@ -79,6 +88,8 @@ static __always_inline bool wanted(void)
 		return true;
 	if (filter == TPSTAT_FILTER_CGROUP)
 		return bpf_current_task_under_cgroup(&target_cgroup, 0) == 1;
+	if (bpf_get_current_task_btf()->flags & PF_EXITING)
+		return false;
 	id = bpf_get_current_pid_tgid();
 	key = filter == TPSTAT_FILTER_TID ? (__u32)id : (__u32)(id >> 32);
 	return bpf_map_lookup_elem(&targets, &key) != NULL;
@@ -216,12 +227,27 @@ static __always_inline void record_keys(const int idx, const __u64 *args)
 	}
 }
 
+/*
+ * -C: is @cpu one of those counted? Frozen rodata again: without -C the verifier removes
+ * the test, and the plain program is what it was.
+ */
+static __always_inline bool cpu_wanted(__u32 cpu)
+{
+	if (!filter_cpus)
+		return true;
+	if (cpu >= TPSTAT_MAX_CPUS)
+		return false;
+	return (cpu_filter[cpu / 64] >> (cpu & 63)) & 1;
+}
+
 /* Count one event of tracepoint @idx if it is wanted; true when it was. */
 static __always_inline bool count_tp(const int idx)
 {
-	if (!wanted())
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (!cpu_wanted(cpu) || !wanted())
 		return false;
-	tpstat_count(slots, &tps[idx], idx, bpf_get_smp_processor_id());
+	tpstat_count(slots, &tps[idx], idx, cpu);
 	return true;
 }
 

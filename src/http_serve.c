@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The metrics HTTP server of http_serve.h, and the textfile writer. One client at a time
- * keeps it small and its memory fixed: the request buffer is HTTP_REQ_MAX bytes, the
- * response the exposition's bounded buffer. While a client is served the listening
- * socket is left out of the epoll set, so the next connection waits in the backlog
- * instead of making the caller's loop spin; the deadline bounds how long that can be.
+ * The metrics HTTP server of http_serve.h, and the textfile writer. A fixed pool of
+ * HTTP_CLIENTS client states, all in one epoll set with the listening socket, keeps the
+ * memory bounded (a request buffer of HTTP_REQ_MAX bytes per slot; an exposition's buffer,
+ * bounded too, only while its response is being written) and lets the caller's loop watch
+ * one descriptor. Clients are served side by side: every step is non-blocking and a large
+ * response goes out a slice per call, so no client waits for another. The listening socket
+ * stays in the set, so a connection never waits behind a busy client; when every slot is
+ * taken, the oldest client without a request (idle, or still sending it) makes room. A
+ * scraper sends its request as soon as it connects, so only a connection kept idle loses
+ * its slot this way, and the request head has a short deadline besides.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -16,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <netdb.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -23,12 +29,39 @@
 #include "http_serve.h"
 #include "util.h"
 
-enum { EP_LISTEN, EP_CLIENT };
+/* epoll data: a slot's index, or this for the listening socket. */
+#define EP_LISTEN HTTP_CLIENTS
+
+/*
+ * A host name (localhost, as perf users type it): its first address, as getaddrinfo(3)
+ * orders them (/etc/gai.conf), IPv4 or IPv6. One address is listened on, not each.
+ */
+static int resolve(const char *host, unsigned long port, struct sockaddr_storage *ss,
+		   socklen_t *len, char *why, size_t whylen)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res;
+	int err = getaddrinfo(host, NULL, &hints, &res);
+
+	if (err) {
+		snprintf(why, whylen, "cannot resolve '%s': %s", host,
+			 err == EAI_SYSTEM ? strerror(errno) : gai_strerror(err));
+		return -1;
+	}
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	freeaddrinfo(res);
+	return 0;
+}
 
 int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len,
 		      char *why, size_t whylen)
 {
-	char host[INET6_ADDRSTRLEN + 1];
+	char host[256];		/* a host name's 253 bytes, an address's fewer */
 	const char *arg = s, *port, *end;
 	unsigned long p = 0;
 	size_t hlen;
@@ -66,6 +99,9 @@ int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len
 		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
 			goto bad;
 		*len = sizeof(*a);
+	} else if (*host && strspn(host, "0123456789.") != hlen && !strchr(host, ':')) {
+		/* A name: not an IPv4 address gone wrong, nor an IPv6 one without brackets. */
+		return resolve(host, p, ss, len, why, whylen);
 	} else {
 		struct sockaddr_in *a = (struct sockaddr_in *)ss;
 
@@ -77,8 +113,8 @@ int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len
 	}
 	return 0;
 bad:
-	snprintf(why, whylen, "'%s' is not ADDR:PORT (an IPv4 address, or [IPv6], then :PORT; "
-		 "names are not resolved)", arg);
+	snprintf(why, whylen, "'%s' is not ADDR:PORT (an IPv4 address, [IPv6] or a host name, "
+		 "then :PORT)", arg);
 	return -1;
 }
 
@@ -103,11 +139,11 @@ static void format_bound(struct http_serve *h)
 	}
 }
 
-static void arm(struct http_serve *h, int fd, int id, uint32_t events)
+static void arm(struct http_serve *h, struct http_client *c, uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.u32 = id };
+	struct epoll_event ev = { .events = events, .data.u32 = (uint32_t)(c - h->c) };
 
-	epoll_ctl(h->epfd, EPOLL_CTL_MOD, fd, &ev);
+	epoll_ctl(h->epfd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
 int http_serve_open(struct http_serve *h, const char *addr, http_render_fn render, void *arg)
@@ -118,18 +154,22 @@ int http_serve_open(struct http_serve *h, const char *addr, http_render_fn rende
 	int one = 1, err;
 
 	memset(h, 0, sizeof(*h));
-	h->lfd = h->cfd = h->epfd = -1;
+	h->lfd = h->epfd = -1;
+	for (int i = 0; i < HTTP_CLIENTS; i++)
+		h->c[i].fd = -1;
+	h->head_timeout = HTTP_HEAD_TIMEOUT;
 	h->timeout = HTTP_CLIENT_TIMEOUT;
+	h->body_max = HTTP_BODY_MAX;
 	h->render = render;
 	h->arg = arg;
-	metrics_init(&h->m, HTTP_BODY_MAX);
 	if (http_parse_listen(addr, &ss, &len, h->error, sizeof(h->error)))
 		return -EINVAL;
 	h->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (h->lfd < 0)
 		goto fail;
 	setsockopt(h->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(h->lfd, (struct sockaddr *)&ss, len) || listen(h->lfd, 16))
+	/* A backlog for bursts between two calls; the pool takes them at the next. */
+	if (bind(h->lfd, (struct sockaddr *)&ss, len) || listen(h->lfd, 64))
 		goto fail;
 	h->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (h->epfd < 0 || epoll_ctl(h->epfd, EPOLL_CTL_ADD, h->lfd, &ev))
@@ -143,32 +183,37 @@ fail:
 	return err;
 }
 
-static void drop_client(struct http_serve *h)
+static void drop_client(struct http_serve *h, struct http_client *c)
 {
-	if (h->cfd >= 0) {
-		epoll_ctl(h->epfd, EPOLL_CTL_DEL, h->cfd, NULL);
-		close(h->cfd);
-	}
-	h->cfd = -1;
-	h->state = HTTP_IDLE;
-	arm(h, h->lfd, EP_LISTEN, EPOLLIN);
+	if (c->state == HTTP_FREE)
+		return;
+	epoll_ctl(h->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	metrics_free(&c->m);
+	c->fd = -1;
+	c->state = HTTP_FREE;
+	h->nclients--;
 }
 
 void http_serve_close(struct http_serve *h)
 {
-	if (h->cfd >= 0)
-		close(h->cfd);
+	for (int i = 0; i < HTTP_CLIENTS; i++)
+		drop_client(h, &h->c[i]);
 	if (h->lfd >= 0)
 		close(h->lfd);
 	if (h->epfd >= 0)
 		close(h->epfd);
-	h->cfd = h->lfd = h->epfd = -1;
-	metrics_free(&h->m);
+	h->lfd = h->epfd = -1;
 }
 
 double http_serve_deadline(const struct http_serve *h)
 {
-	return h->state == HTTP_IDLE ? 0 : h->deadline;
+	double dl = 0;
+
+	for (int i = 0; i < HTTP_CLIENTS; i++)
+		if (h->c[i].state != HTTP_FREE && (!dl || h->c[i].deadline < dl))
+			dl = h->c[i].deadline;
+	return dl;
 }
 
 static const char *reason(int status)
@@ -187,26 +232,28 @@ static const char *reason(int status)
 }
 
 /* Queue the response: @body of @len bytes (sent unless @head_only) with @type. */
-static void respond(struct http_serve *h, int status, const char *type, const char *body,
-		    size_t len, bool head_only)
+static void respond(struct http_serve *h, struct http_client *c, int status, const char *type,
+		    const char *body, size_t len, bool head_only)
 {
-	int n = snprintf(h->head, sizeof(h->head),
+	int n = snprintf(c->head, sizeof(c->head),
 			 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
 			 "Connection: close\r\n\r\n", status, reason(status), type, len,
 			 status == 405 ? "Allow: GET, HEAD\r\n" : "");
 
-	h->head_len = n < (int)sizeof(h->head) ? (size_t)n : sizeof(h->head) - 1;
-	h->body = body;
-	h->body_len = head_only ? 0 : len;
-	h->sent = 0;
+	c->head_len = n < (int)sizeof(c->head) ? (size_t)n : sizeof(c->head) - 1;
+	c->body = body;
+	c->body_len = head_only ? 0 : len;
+	c->sent = 0;
 	h->responses[status / 100]++;
-	h->state = HTTP_WRITING;
-	arm(h, h->cfd, EP_CLIENT, EPOLLOUT);
+	c->state = HTTP_WRITING;
+	c->deadline = c->accepted + h->timeout;
+	arm(h, c, EPOLLOUT);
 }
 
-static void respond_error(struct http_serve *h, int status, const char *text)
+static void respond_error(struct http_serve *h, struct http_client *c, int status,
+			  const char *text)
 {
-	respond(h, status, "text/plain; charset=utf-8", text, strlen(text), false);
+	respond(h, c, status, "text/plain; charset=utf-8", text, strlen(text), false);
 }
 
 /* RFC 9110 token characters, for the method and header names. */
@@ -239,18 +286,18 @@ static char *next_line(char **p, char *end)
 }
 
 /*
- * Why the head in h->req (@len bytes, its blank line excluded) is refused: a status and
- * the text to send, or 0 for a request of the metrics. *@fmt and *@head_only say how.
+ * Why the head in @req (@len bytes, its blank line excluded) is refused: a status and the
+ * text to send, or 0 for a request of the metrics. *@fmt and *@head_only say how.
  */
-static int check_request(struct http_serve *h, size_t len, const char **text,
-			 enum metrics_format *fmt, bool *head_only)
+static int check_request(char *req, size_t len, const char **text, enum metrics_format *fmt,
+			 bool *head_only)
 {
-	char *p = h->req, *end = h->req + len, *line, *sp1, *sp2;
+	char *p = req, *end = req + len, *line, *sp1, *sp2;
 
 	*fmt = METRICS_PROMETHEUS;
 	/* No NUL and no control bytes but CR, LF and tab anywhere in the head. */
 	for (size_t i = 0; i < len; i++) {
-		unsigned char c = h->req[i];
+		unsigned char c = req[i];
 
 		if ((c < 0x20 && c != '\r' && c != '\n' && c != '\t') || c == 0x7f) {
 			*text = "400 bad request: control bytes in the request\n";
@@ -281,8 +328,8 @@ static int check_request(struct http_serve *h, size_t len, const char **text,
 		if (!strcasecmp(line, "accept") && strcasestr(colon + 1, "application/openmetrics-text"))
 			*fmt = METRICS_OPENMETRICS;
 	}
-	*head_only = !strcmp(h->req, "HEAD");
-	if (strcmp(h->req, "GET") && !*head_only) {
+	*head_only = !strcmp(req, "HEAD");
+	if (strcmp(req, "GET") && !*head_only) {
 		*text = "405 method not allowed: only GET and HEAD\n";
 		return 405;
 	}
@@ -293,7 +340,7 @@ static int check_request(struct http_serve *h, size_t len, const char **text,
 	return 0;
 }
 
-static void handle_request(struct http_serve *h, size_t len)
+static void handle_request(struct http_serve *h, struct http_client *c, size_t len)
 {
 	enum metrics_format fmt;
 	bool head_only = false;
@@ -301,20 +348,23 @@ static void handle_request(struct http_serve *h, size_t len)
 	int status;
 
 	h->requests++;
-	status = check_request(h, len, &text, &fmt, &head_only);
+	status = check_request(c->req, len, &text, &fmt, &head_only);
 	if (status) {
-		respond_error(h, status, text);
+		respond_error(h, c, status, text);
 		return;
 	}
-	metrics_begin(&h->m, fmt);
-	h->render(h->arg, &h->m);
-	metrics_end(&h->m);
-	if (h->m.err) {
-		respond_error(h, 500, h->m.err == -E2BIG ? "500 the exposition is larger than its bound\n" :
+	/* The client's own buffer: another client may still be sending an earlier exposition. */
+	metrics_init(&c->m, h->body_max);
+	metrics_begin(&c->m, fmt);
+	h->render(h->arg, &c->m);
+	metrics_end(&c->m);
+	if (c->m.err) {
+		respond_error(h, c, 500, c->m.err == -E2BIG ?
+			      "500 the exposition is larger than its bound\n" :
 			      "500 the exposition could not be written\n");
 		return;
 	}
-	respond(h, 200, metrics_content_type(fmt), h->m.buf, h->m.len, head_only);
+	respond(h, c, 200, metrics_content_type(fmt), c->m.buf, c->m.len, head_only);
 }
 
 /* The end of the head (its blank line) in the @len bytes read: the head's length, or -1. */
@@ -331,148 +381,205 @@ static ssize_t head_end(const char *buf, size_t len)
 	return -1;
 }
 
-static void read_request(struct http_serve *h)
+static void read_request(struct http_serve *h, struct http_client *c)
 {
 	for (;;) {
-		ssize_t n = recv(h->cfd, h->req + h->req_len, HTTP_REQ_MAX - h->req_len, 0), end;
+		ssize_t n = recv(c->fd, c->req + c->req_len, HTTP_REQ_MAX - c->req_len, 0), end;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return;
 		if (n <= 0) {	/* gone, or reset, before the request ended */
-			drop_client(h);
+			drop_client(h, c);
 			return;
 		}
-		h->req_len += n;
-		end = head_end(h->req, h->req_len);
+		c->req_len += n;
+		end = head_end(c->req, c->req_len);
 		if (end >= 0) {
-			handle_request(h, end);
+			handle_request(h, c, end);
 			return;
 		}
-		if (h->req_len == HTTP_REQ_MAX) {
-			respond_error(h, 431, "431 the request is larger than 8 KiB\n");
+		if (c->req_len == HTTP_REQ_MAX) {
+			respond_error(h, c, 431, "431 the request is larger than 8 KiB\n");
 			return;
 		}
 	}
 }
 
-static void write_response(struct http_serve *h, double now)
+static void write_response(struct http_serve *h, struct http_client *c, double now)
 {
-	while (h->sent < h->head_len + h->body_len) {
+	size_t slice = 0;
+
+	while (c->sent < c->head_len + c->body_len) {
 		struct iovec iov[2];
 		struct msghdr msg = { .msg_iov = iov };
 		ssize_t n;
 
-		if (h->sent < h->head_len) {
-			iov[0] = (struct iovec){ h->head + h->sent, h->head_len - h->sent };
-			iov[1] = (struct iovec){ (void *)h->body, h->body_len };
+		/* A slice per call: a large response to a fast reader does not hold the others. */
+		if (slice >= HTTP_WRITE_SLICE)
+			return;
+		if (c->sent < c->head_len) {
+			iov[0] = (struct iovec){ c->head + c->sent, c->head_len - c->sent };
+			iov[1] = (struct iovec){ (void *)c->body, c->body_len };
 			msg.msg_iovlen = 2;
 		} else {
-			iov[0] = (struct iovec){ (void *)(h->body + h->sent - h->head_len),
-						 h->body_len - (h->sent - h->head_len) };
+			iov[0] = (struct iovec){ (void *)(c->body + c->sent - c->head_len),
+						 c->body_len - (c->sent - c->head_len) };
 			msg.msg_iovlen = 1;
 		}
-		n = sendmsg(h->cfd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return;
 		if (n < 0) {
-			drop_client(h);
+			drop_client(h, c);
 			return;
 		}
-		h->sent += n;
+		c->sent += n;
+		slice += n;
 	}
 	/*
 	 * All written: end our side and read what the client may still send until it closes
 	 * (within its deadline, and at least HTTP_DRAIN_MIN), so that unread input does not
 	 * make close() reset the connection, which would discard the response before the
-	 * client read it (a 431 is answered while the client is still sending).
+	 * client read it (a 431 is answered while the client is still sending). The
+	 * exposition is not needed any more: its memory goes now.
 	 */
-	shutdown(h->cfd, SHUT_WR);
-	h->state = HTTP_DRAINING;
-	if (h->deadline < now + HTTP_DRAIN_MIN)
-		h->deadline = now + HTTP_DRAIN_MIN;
-	arm(h, h->cfd, EP_CLIENT, EPOLLIN);
+	metrics_free(&c->m);
+	c->body = NULL;
+	shutdown(c->fd, SHUT_WR);
+	c->state = HTTP_DRAINING;
+	if (c->deadline < now + HTTP_DRAIN_MIN)
+		c->deadline = now + HTTP_DRAIN_MIN;
+	arm(h, c, EPOLLIN);
 }
 
-static void drain(struct http_serve *h)
+static void drain(struct http_serve *h, struct http_client *c)
 {
 	char buf[4096];
 
 	for (;;) {
-		ssize_t n = recv(h->cfd, buf, sizeof(buf), 0);
+		ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return;
-		drop_client(h);	/* the client closed (0) or is gone */
+		drop_client(h, c);	/* the client closed (0) or is gone */
 		return;
 	}
+}
+
+/* End a client before its response: 408 to one whose request never came. */
+static void cut(struct http_serve *h, struct http_client *c)
+{
+	static const char timeout[] = "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n"
+				      "Connection: close\r\n\r\n";
+
+	if (c->state == HTTP_READING) {
+		send(c->fd, timeout, sizeof(timeout) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		h->responses[4]++;
+	}
+	drop_client(h, c);
+}
+
+static void step(struct http_serve *h, struct http_client *c, double now)
+{
+	if (c->state != HTTP_FREE && now >= c->deadline) {
+		if (c->state != HTTP_DRAINING)
+			h->dropped++;
+		cut(h, c);
+		return;
+	}
+	if (c->state == HTTP_READING)
+		read_request(h, c);
+	if (c->state == HTTP_WRITING)
+		write_response(h, c, now);
+	if (c->state == HTTP_DRAINING)
+		drain(h, c);
+}
+
+/*
+ * A slot for a new connection: a free one, or else the oldest client that has been
+ * answered (draining), then the oldest that has not sent its request, then the oldest
+ * still being answered: the newcomer always gets in, so no set of clients holds the pool.
+ */
+static struct http_client *free_slot(struct http_serve *h)
+{
+	static const enum http_client_state order[] = { HTTP_FREE, HTTP_DRAINING, HTTP_READING,
+							HTTP_WRITING };
+
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		struct http_client *oldest = NULL;
+
+		for (int i = 0; i < HTTP_CLIENTS; i++) {
+			struct http_client *c = &h->c[i];
+
+			if (c->state == order[k] && (!oldest || c->seq < oldest->seq))
+				oldest = c;
+		}
+		if (!oldest)
+			continue;
+		if (oldest->state != HTTP_FREE) {
+			if (oldest->state != HTTP_DRAINING)
+				h->evicted++;
+			cut(h, oldest);
+		}
+		return oldest;
+	}
+	return NULL;	/* not reached: every slot is in one of the states */
 }
 
 static bool accept_client(struct http_serve *h, double now)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = EP_CLIENT };
 	int fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct http_client *c;
 
 	if (fd < 0)
 		return false;
+	c = free_slot(h);
+	ev.data.u32 = (uint32_t)(c - h->c);
 	if (epoll_ctl(h->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		close(fd);
-		return false;
+		return true;	/* this one is lost; the next may fare better */
 	}
-	h->cfd = fd;
-	h->state = HTTP_READING;
-	h->req_len = 0;
-	h->deadline = now + h->timeout;
-	/* Out of the set while this client is served: the next one waits in the backlog. */
-	arm(h, h->lfd, EP_LISTEN, 0);
+	*c = (struct http_client){ .fd = fd, .state = HTTP_READING, .seq = ++h->accepts,
+				   .accepted = now };
+	c->deadline = now + (h->head_timeout < h->timeout ? h->head_timeout : h->timeout);
+	h->nclients++;
+	/* Its request is often there already. */
+	step(h, c, now);
 	return true;
-}
-
-static void step(struct http_serve *h, double now)
-{
-	if (now >= h->deadline) {
-		if (h->state == HTTP_READING) {
-			static const char timeout[] = "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n"
-						      "Connection: close\r\n\r\n";
-
-			send(h->cfd, timeout, sizeof(timeout) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-			h->responses[4]++;
-		}
-		if (h->state != HTTP_DRAINING)
-			h->dropped++;
-		drop_client(h);
-		return;
-	}
-	if (h->state == HTTP_READING)
-		read_request(h);
-	if (h->state == HTTP_WRITING)
-		write_response(h, now);
-	if (h->state == HTTP_DRAINING)
-		drain(h);
 }
 
 void http_serve_ready(struct http_serve *h)
 {
-	struct epoll_event evs[2];
+	struct epoll_event evs[HTTP_CLIENTS + 1];
 	double now = util_now();
+	bool listen_ready = false;
+	int n;
 
 	if (h->lfd < 0)
 		return;
-	/* Level-triggered: nothing to take from the set, but keep it from reporting stale events. */
-	epoll_wait(h->epfd, evs, 2, 0);
-	/* A few clients per call at most, so a stream of them cannot hold the caller's loop. */
-	for (int i = 0; i < 4; i++) {
-		if (h->state == HTTP_IDLE && !accept_client(h, now))
-			return;
-		step(h, now);
-		if (h->state != HTTP_IDLE)
-			return;
+	/* Level-triggered: what is not done now is reported again on the next poll. */
+	n = epoll_wait(h->epfd, evs, HTTP_CLIENTS + 1, 0);
+	for (int i = 0; i < n; i++) {
+		if (evs[i].data.u32 == EP_LISTEN)
+			listen_ready = true;
+		else if (evs[i].data.u32 < HTTP_CLIENTS)
+			step(h, &h->c[evs[i].data.u32], now);
 	}
+	/* Deadlines, whether or not the client stirred. */
+	for (int i = 0; i < HTTP_CLIENTS; i++)
+		if (h->c[i].state != HTTP_FREE && now >= h->c[i].deadline)
+			step(h, &h->c[i], now);
+	/* After the clients, so that their events above cannot be for a slot reused since. */
+	for (int i = 0; listen_ready && i < HTTP_CLIENTS; i++)
+		if (!accept_client(h, now))
+			break;
 }
 
 int metrics_write_textfile(const char *path, const char *buf, size_t len)

@@ -177,19 +177,19 @@ static const struct btf_type *resolved(const struct btf *btf, __u32 id, __u32 *o
 
 struct member {
 	__u32 type_id;
-	__u32 bit_off;		/* from the start of the outermost struct */
+	__u64 bit_off;		/* from the start of the outermost struct */
 	__u32 bitfield;		/* bits, 0 when not a bitfield */
 };
 
 /* Member @name of struct/union @t, looking into anonymous members too. */
 static bool find_member(const struct btf *btf, const struct btf_type *t, const char *name,
-			__u32 base, struct member *m)
+			__u64 base, struct member *m)
 {
 	const struct btf_member *mem = btf_members(t);
 
 	for (int i = 0; i < btf_vlen(t); i++) {
 		const char *mn = btf__name_by_offset(btf, mem[i].name_off);
-		__u32 off = base + btf_member_bit_offset(t, i);
+		__u64 off = base + btf_member_bit_offset(t, i);
 
 		if (mn && *mn) {
 			if (strcmp(mn, name))
@@ -227,14 +227,19 @@ static void list_members(const struct btf *btf, const struct btf_type *t, struct
 	}
 }
 
-/* Where the expression is: a value in hand (an argument, a pointer read), or an object in
- * kernel memory at the value in hand plus off. */
+/*
+ * Where the expression is: a value in hand (an argument, a pointer read), or an object in
+ * kernel memory at the value in hand plus off. Offsets are added up in 64 bits and checked
+ * against TPFIELD_OFF_MAX at every step, so they never wrap.
+ */
 struct cursor {
 	__u32 type_id;
 	bool in_mem;
-	__u32 off;
-	__u32 bitfield, bit_off;	/* a bitfield member: its bits, from the object's start */
+	__u64 off;
+	__u32 bitfield;			/* a bitfield member: its bits */
+	__u64 bit_off;			/* and where they start, from the value in hand */
 	char path[256];			/* the expression so far, for messages */
+	size_t base_len;		/* path[0..base_len): the value in hand's expression */
 };
 
 struct compile {
@@ -260,10 +265,36 @@ static int load(struct compile *c, struct cursor *cur)
 	if (c->f->nsteps == TPFIELD_MAX_STEPS)
 		return fail(c, "'%s' is too long: at most %d memory reads (pointers followed plus "
 			    "the value)", cur->path, TPFIELD_MAX_STEPS);
-	c->f->steps[c->f->nsteps++] = (struct tpfield_step){ cur->off, 8 };
+	c->f->steps[c->f->nsteps++] = (struct tpfield_step){ (__u32)cur->off, 8 };
 	cur->in_mem = false;
 	cur->off = 0;
 	return 0;
+}
+
+/* The value in hand is now the pointer that the path so far names. */
+static void deref(struct cursor *cur)
+{
+	cur->in_mem = true;
+	cur->off = 0;
+	cur->base_len = strlen(cur->path);
+}
+
+/*
+ * @bytes past the value in hand (@wrapped: more than 64 bits hold) for the path so far:
+ * refused when one read cannot reach that far.
+ */
+static int reach(struct compile *c, const struct cursor *cur, __u64 bytes, bool wrapped)
+{
+	char n[32];
+
+	if (!wrapped && bytes <= TPFIELD_OFF_MAX)
+		return 0;
+	if (wrapped)
+		snprintf(n, sizeof(n), "more than 2^64");
+	else
+		snprintf(n, sizeof(n), "%llu", (unsigned long long)bytes);
+	return fail(c, "'%s' is %s bytes past '%.*s': one read reaches at most %llu (a 32-bit "
+		    "offset)", cur->path, n, (int)cur->base_len, cur->path, TPFIELD_OFF_MAX);
 }
 
 static void what(struct compile *c, __u32 id, char *buf, size_t len)
@@ -293,8 +324,7 @@ static int member_step(struct compile *c, struct cursor *cur, const char *name, 
 		if (!t || !(btf_is_struct(t) || btf_is_union(t)))
 			return fail(c, "'%s' is %s, which points to no struct or union: '->%s' has "
 				    "nothing to name", cur->path, ty, name);
-		cur->in_mem = true;
-		cur->off = 0;
+		deref(cur);
 	} else {
 		if (btf_is_ptr(t))
 			return fail(c, "'%s' is %s, a pointer: use '->%s'", cur->path, ty, name);
@@ -324,13 +354,16 @@ static int member_step(struct compile *c, struct cursor *cur, const char *name, 
 	cur->type_id = m.type_id;
 	snprintf(cur->path + strlen(cur->path), sizeof(cur->path) - strlen(cur->path), "%s%s",
 		 arrow ? "->" : ".", name);
-	return 0;
+	/* An offset checked before plus a member's: far below 2^64, no sum wrapped. */
+	return reach(c, cur, m.bitfield ? cur->bit_off / 8 : cur->off, false);
 }
 
 static int index_step(struct compile *c, struct cursor *cur, unsigned long idx)
 {
 	const struct btf_type *t = resolved(c->btf, cur->type_id, NULL);
 	char ty[TPFIELD_TYPE_LEN];
+	__u64 bytes, off;
+	bool wrapped;
 	__u32 elem;
 	__s64 esize;
 
@@ -346,21 +379,20 @@ static int index_step(struct compile *c, struct cursor *cur, unsigned long idx)
 		if (cur->in_mem && load(c, cur))
 			return -EINVAL;
 		elem = t->type;
-		cur->in_mem = true;
-		cur->off = 0;
+		deref(cur);
 	} else {
 		return fail(c, "'%s' is %s: only arrays and pointers take [%lu]", cur->path, ty, idx);
 	}
 	esize = btf__resolve_size(c->btf, elem);
 	if (esize <= 0)
 		return fail(c, "the elements of '%s' have no size", cur->path);
-	if ((unsigned long long)esize * idx + cur->off > 0xffffffffULL)
-		return fail(c, "index %lu of '%s' is too far", idx, cur->path);
-	cur->off += (__u32)(esize * idx);
+	wrapped = __builtin_mul_overflow((__u64)esize, (__u64)idx, &bytes) |
+		  __builtin_add_overflow(bytes, cur->off, &off);
+	cur->off = off;
 	cur->type_id = elem;
 	snprintf(cur->path + strlen(cur->path), sizeof(cur->path) - strlen(cur->path), "[%lu]",
 		 idx);
-	return 0;
+	return reach(c, cur, off, wrapped);
 }
 
 /* The end of the expression: an integer, read from memory unless it is the argument. */
@@ -395,17 +427,17 @@ static int leaf(struct compile *c, struct cursor *cur)
 			    "the value)", cur->path, TPFIELD_MAX_STEPS);
 	if (cur->bitfield) {
 		/* Read the aligned unit of the bitfield's type that holds it (little endian). */
-		__u32 unit = f->size * 8, start = cur->bit_off / unit * unit;
+		__u64 unit = f->size * 8, start = cur->bit_off / unit * unit;
 
 		if (cur->bit_off + cur->bitfield > start + unit)
 			return fail(c, "'%s' is a bitfield across two %u-byte units", cur->path,
 				    f->size);
-		f->steps[f->nsteps++] = (struct tpfield_step){ start / 8, f->size };
-		f->bit_off = cur->bit_off - start;
+		f->steps[f->nsteps++] = (struct tpfield_step){ (__u32)(start / 8), f->size };
+		f->bit_off = (__u8)(cur->bit_off - start);
 		f->bit_size = cur->bitfield;
 		return 0;
 	}
-	f->steps[f->nsteps++] = (struct tpfield_step){ cur->off, f->size };
+	f->steps[f->nsteps++] = (struct tpfield_step){ (__u32)cur->off, f->size };
 	return 0;
 }
 
@@ -458,6 +490,7 @@ int tpfield_compile(const struct btf *btf, const struct tpfield_proto *p, const 
 	f->arg = (__u32)arg;
 	cur.type_id = p->args[arg].type_id;
 	snprintf(cur.path, sizeof(cur.path), "%s", name);
+	cur.base_len = strlen(cur.path);
 	while (*s) {
 		bool arrow = !strncmp(s, "->", 2);
 

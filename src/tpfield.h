@@ -48,6 +48,12 @@ struct tpfield_proto {
 	struct tpfield_arg args[TPFIELD_MAX_ARGS];
 };
 
+/*
+ * The farthest a read reaches past the value in hand: its offset is a __u32 here and in the
+ * BPF program's copy (bpf/tpstat.h). An expression that lands farther is refused.
+ */
+#define TPFIELD_OFF_MAX 0xffffffffULL
+
 struct tpfield_step {
 	__u32 off;		/* bytes past the value in hand (a kernel address) */
 	__u32 size;		/* bytes read: 8 for a pointer followed, the integer's at the end */
@@ -90,7 +96,7 @@ void tpfield_proto_str(const char *tp, const struct tpfield_proto *p, char *buf,
 /*
  * Compile @expr against the arguments @p of a tracepoint in @btf. Returns 0, or -EINVAL
  * with one line in @err naming the cause and what exists instead (the arguments, the
- * struct's members, the array's length).
+ * struct's members, the array's length), or the limit (TPFIELD_OFF_MAX, TPFIELD_MAX_STEPS).
  */
 int tpfield_compile(const struct btf *btf, const struct tpfield_proto *p, const char *expr,
 		    struct tpfield *f, char *err, size_t errlen);

@@ -52,7 +52,9 @@ struct state {
 	__u64 cpu_count[TPSTAT_MAX_TP][TPSTAT_NR_SLOTS], cpu_delta[TPSTAT_MAX_TP][TPSTAT_NR_SLOTS];
 	__u64 cpu_prev[TPSTAT_NR_SLOTS];
 	__u64 runs[TPSTAT_MAX_TP][MAX_REPEAT];
+	double run_secs[MAX_REPEAT];	/* -r: each run's elapsed time */
 	int nruns;
+	FILE *out;			/* the report: stdout, stderr with -- CMD, or -o FILE */
 	__u64 cpus[TPSTAT_MAX_TP][TPSTAT_CPU_WORDS];
 	struct tpstat_row rows[TPSTAT_MAX_TP];
 	char command[1024];
@@ -321,14 +323,18 @@ static void report(struct state *s, struct tpstat_report *r)
 	r->target = s->target;
 	r->csv = env.csv;
 	r->per_cpu = env.per_cpu;
+	if (r->final) {
+		r->run_secs = s->run_secs;
+		r->nruns = s->nruns;
+	}
 	if (env.json)
-		fmt_json(stdout, r);
+		fmt_json(s->out, r);
 	else if (env.csv)
-		fmt_csv(stdout, r);
+		fmt_csv(s->out, r);
 	else if (!r->final)
-		fmt_interval(stdout, r);
+		fmt_interval(s->out, r);
 	else
-		fmt_table(stdout, r);
+		fmt_table(s->out, r);
 }
 
 /* The metrics' view (tpstat_metrics.c): the counts a report would show now. */
@@ -449,11 +455,12 @@ static pid_t start_command(struct state *s, struct runloop *rl)
 	return child;
 }
 
-static void record_run(struct state *s, const __u64 *before)
+static void record_run(struct state *s, const __u64 *before, double secs)
 {
 	current(s);
 	for (int i = 0; i < env.n; i++)
 		s->runs[i][s->nruns] = total(&s->shown, i) - before[i];
+	s->run_secs[s->nruns] = secs;
 	s->nruns++;
 }
 
@@ -462,7 +469,8 @@ static int run(struct state *s)
 	struct tpstat_report r = { .command = env.command ? s->command : NULL };
 	__u64 run_start[TPSTAT_MAX_TP] = {};
 	long runs = env.repeat ? env.repeat : 1;
-	double last, paused_at = 0, now;
+	double last, paused_at = 0, now, run_t0;
+	bool counted_out = false;	/* -c: the last interval was printed; no partial line */
 	enum runloop_event ev;
 	struct runloop rl;
 	int status = 0;
@@ -474,8 +482,9 @@ static int run(struct state *s)
 		return 1;
 	}
 	if (!env.json && !env.csv && env.interval)
-		fmt_interval_header(stdout);
+		fmt_interval_header(s->out);
 	last = rl.start;
+	run_t0 = util_now();
 	if (env.command && start_command(s, &rl) < 0) {
 		runloop_finish(&rl);
 		return 1;
@@ -494,15 +503,16 @@ static int run(struct state *s)
 				paused_at = 0;
 			}
 			if (!env.json && !env.csv)
-				printf("#%12.3f  counting %s (SIGUSR1)\n", now - rl.start,
-				       s->paused ? "paused" : "resumed");
-			fflush(stdout);
+				fprintf(s->out, "#%12.3f  counting %s (SIGUSR1)\n", now - rl.start,
+					s->paused ? "paused" : "resumed");
+			fflush(s->out);
 			break;
 		case RUNLOOP_EXITED:
-			record_run(s, run_start);
+			record_run(s, run_start, now - run_t0);
 			for (int i = 0; i < env.n; i++)
 				run_start[i] = total(&s->shown, i);
 			if (s->nruns < runs && rl.cmd_status == 0 && !rl.interrupted) {
+				run_t0 = util_now();
 				if (start_command(s, &rl) < 0)
 					runloop_stop(&rl);
 			} else {
@@ -516,8 +526,10 @@ static int run(struct state *s)
 			r.paused = s->paused;
 			report(s, &r);
 			last = now;
-			if (env.count && r.interval >= env.count)
+			if (env.count && r.interval >= env.count) {
+				counted_out = true;
 				runloop_stop(&rl);
+			}
 			break;
 		case RUNLOOP_STOP:
 			break;
@@ -528,13 +540,19 @@ static int run(struct state *s)
 	now = util_now();
 	if (paused_at)
 		r.paused_secs += now - paused_at;
-	r.interval++;
+	/*
+	 * After -c COUNT intervals the rest (the teardown, milliseconds) is no interval of its
+	 * own: a rate over such a sliver means nothing. It goes into the totals only.
+	 */
+	if (!counted_out)
+		r.interval++;
 	r.elapsed = now - rl.start;
 	r.span = now - last;
 	r.paused = s->paused;
 	if (env.interval && !env.json) {
 		/* The last, partial interval as a line of its own; totals only with --summary. */
-		report(s, &r);
+		if (!counted_out)
+			report(s, &r);
 		if (env.summary) {
 			s->prev = (struct counts){};
 			r.final = true;
@@ -547,9 +565,11 @@ static int run(struct state *s)
 
 	status = tpstat_metrics_close(&rl);	/* the textfile's last write: the final counts */
 	runloop_finish(&rl);
+	/* As perf stat: CMD's status is tpstat's, unless tpstat itself failed. */
 	if (rl.cmd_status > 0) {
 		fprintf(stderr, "tpstat: '%s' exited with status %d\n", s->command, rl.cmd_status);
-		status = 1;
+		if (!status)
+			status = rl.cmd_status;
 	}
 	return status;
 }
@@ -628,6 +648,18 @@ int main(int argc, char **argv)
 	if (status)
 		goto out_list;
 	util_join_command(env.command, s.command, sizeof(s.command));
+	/* The report never shares a stream with CMD's output (tpstat(8), OUTPUT). */
+	if (env.output) {
+		s.out = fopen(env.output, env.append ? "ae" : "we");
+		if (!s.out) {
+			fprintf(stderr, "tpstat: cannot open '%s' for the report: %s\n", env.output,
+				strerror(errno));
+			status = 1;
+			goto out_list;
+		}
+	} else {
+		s.out = env.command ? stderr : stdout;
+	}
 	s.ncpu = libbpf_num_possible_cpus();
 	if (s.ncpu < 1)
 		s.ncpu = TPSTAT_SLOTS;
@@ -706,5 +738,10 @@ out_list:
 	for (int b = 0; b < env.nby; b++)
 		free(s.by_entries[b]);
 	tplist_free(&l);
+	if (s.out && s.out != stdout && s.out != stderr && fclose(s.out)) {
+		fprintf(stderr, "tpstat: cannot write the report to '%s': %s\n", env.output,
+			strerror(errno));
+		status = 1;
+	}
 	return status;
 }

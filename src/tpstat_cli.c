@@ -19,25 +19,34 @@ const char *argp_program_bug_address = "the bareatom issue tracker";
 static const char doc[] =
 "Count raw and bare tracepoints exactly, with BPF atomics.\n"
 "\n"
-"USAGE: tpstat [-i SECS [-c COUNT] [--summary]] [-d SECS] [-j | -x SEP] [-A] [--pin]\n"
-"              [-a | -p PID,.. | -t TID,.. | -G CGROUP] TRACEPOINT...\n"
+"USAGE: tpstat [-i SECS | -I MS [-c COUNT] [--summary]] [-d SECS] [-j | -x SEP] [-A]\n"
+"              [-o FILE [--append]] [--pin] [-a | -p PID,.. | -t TID,.. | -G CGROUP]\n"
+"              [-C CPU,..] TRACEPOINT...\n"
 "       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
+"       tpstat [options] [--hist TP:EXPR] [--lhist TP:EXPR:MIN:MAX:STEP]\n"
+"              [--by TP:KEY [--top N]] TRACEPOINT...\n"
 "       tpstat [options] [--listen ADDR:PORT] [--textfile PATH] TRACEPOINT...\n"
-"       tpstat -l [-v] [GLOB]\n"
+"       tpstat -l [-v] [--bare] [GLOB]\n"
 "\n"
 "A TRACEPOINT is a raw tracepoint name as in BTF (btf_trace_NAME): a trace event's\n"
 "tracepoint like sched_switch, a bare one with no trace event like pelt_cfs_tp,\n"
 "or a loaded module's, like tpgen_a. With -- CMD only events of CMD's process tree\n"
 "count (children included), unless -a: system wide. -p, -t and -G count only those\n"
-"processes (their threads too), threads, or a cgroup v2 subtree. Counting runs until\n"
+"processes (their threads too), threads, or a cgroup v2 subtree; -C only the events\n"
+"on those CPUs, with any of them. Counting runs until\n"
 "Ctrl-C, -d SECS, COUNT intervals (-c with -i) or the end of CMD. Hits the kernel\n"
 "did not let the program see are shown as missed: count + missed = hits. SIGUSR1\n"
 "pauses and resumes counting. --listen serves the counts for Prometheus at\n"
 "http://ADDR:PORT/metrics while counting; --textfile writes them every interval\n"
 "(-i, else 10 s) and at the end, for node_exporter's textfile collector.\n"
 "\n"
-"Exit status: 0 on success, 2 for usage errors, unknown tracepoints, processes or\n"
-"cgroups, and missing privileges, 1 for other errors (including CMD failing).\n"
+"The report goes to stdout, or with -- CMD to stderr as perf stat's does, so that it\n"
+"never shares a stream with CMD's output; -o FILE writes it to FILE instead.\n"
+"\n"
+"Exit status: with -- CMD, CMD's own (128+N when signal N ended it; with -r, the\n"
+"last run's) unless tpstat itself failed. tpstat's own: 0 on success, 2 for usage\n"
+"errors, unknown tracepoints, processes or cgroups, and missing privileges, 1 for\n"
+"other errors.\n"
 "\n"
 "EXAMPLES:\n"
 "    tpstat -l 'pelt*'                  # list the scheduler's bare PELT tracepoints\n"
@@ -50,7 +59,8 @@ static const char doc[] =
 "    tpstat --pin -d 60 sched_switch &  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n"
 "    tpstat -a --listen 127.0.0.1:9465 pelt_cfs_tp   # curl http://127.0.0.1:9465/metrics\n";
 
-enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_LHIST, OPT_BY, OPT_TOP, OPT_LISTEN, OPT_TEXTFILE };
+enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_LHIST, OPT_BY, OPT_TOP, OPT_LISTEN, OPT_TEXTFILE,
+	OPT_APPEND, OPT_BARE };
 
 static const struct argp_option opts[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (optionally matching GLOB)", 0 },
@@ -58,7 +68,9 @@ static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Count only these processes (comma-separated; threads included)", 0 },
 	{ "tid", 't', "TID", 0, "Count only these threads (comma-separated)", 0 },
 	{ "cgroup", 'G', "CGROUP", 0, "Count only tasks in this cgroup v2 and its descendants", 0 },
+	{ "cpu", 'C', "CPU", 0, "Count only on these CPUs (as 0,2-3; with any target)", 0 },
 	{ "interval", 'i', "SECS", 0, "Print deltas every SECS seconds (fractions allowed, >= 0.001)", 0 },
+	{ "interval-print", 'I', "MS", 0, "Like -i, in milliseconds (perf stat's -I; at least 1)", 0 },
 	{ "count", 'c', "COUNT", 0, "Stop after COUNT intervals (needs -i; at most 1000000000)", 0 },
 	{ "summary", OPT_SUMMARY, NULL, 0, "With -i: print the totals after the intervals", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
@@ -66,6 +78,8 @@ static const struct argp_option opts[] = {
 	{ "per-cpu", 'A', NULL, 0, "A row per CPU too", 0 },
 	{ "field-separator", 'x', "SEP", 0, "CSV with this separator (columns in tpstat(8))", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
+	{ "output", 'o', "FILE", 0, "Write the report to FILE (created or truncated)", 0 },
+	{ "append", OPT_APPEND, NULL, 0, "With -o: append to FILE", 0 },
 	{ "hist", OPT_HIST, "TP:EXPR", 0, "Log2 histogram of a field of TP's arguments (tpstat -lv shows them; repeatable)", 0 },
 	{ "lhist", OPT_LHIST, "TP:EXPR:MIN:MAX:STEP", 0, "Like --hist, with linear buckets of STEP", 0 },
 	{ "by", OPT_BY, "TP:KEY", 0, "Count TP per KEY: cpu, comm, pid, cgroup or a field EXPR (repeatable)", 0 },
@@ -73,7 +87,9 @@ static const struct argp_option opts[] = {
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under " PIN_DIR " while running", 0 },
 	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
 	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
+	{ "bare", OPT_BARE, NULL, 0, "With -l: only bare tracepoints (no trace event)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output; with -l, prototypes", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Give this help list (as --help)", 0 },
 	{},
 };
 
@@ -175,12 +191,43 @@ static void parse_by(char *arg)
 		util_usage_error("tpstat", "too many --by: at most %d", TPSTAT_MAX_BY);
 	key = split_tp(arg, env.by[env.nby].tp, sizeof(env.by[0].tp), "by", "TRACEPOINT:KEY, KEY "
 		       "one of cpu, comm, pid, cgroup or a field EXPR, as in sched_switch:comm");
+	if (strchr(key, ','))
+		util_usage_error("tpstat", "--by '%s': one key per --by (a list of keys is not "
+				 "supported yet); give --by once per key", arg);
 	env.by[env.nby].key = key;
 	env.by[env.nby].kind = TPSTAT_KEY_EXPR;
 	for (int k = 0; k < (int)(sizeof(names) / sizeof(names[0])); k++)
 		if (!strcmp(key, names[k]))
 			env.by[env.nby].kind = k;
 	env.nby++;
+}
+
+/* -C "0,2-3": CPUs from 0 to TPSTAT_MAX_CPUS - 1, single or as ranges, into env.cpu_set. */
+static void parse_cpus(const char *arg)
+{
+	const char *p = arg;
+
+	if (env.cpu_list)
+		util_usage_error("tpstat", "-C is given once, as a list like 0,2-3");
+	env.cpu_list = arg;
+	do {
+		long lo, hi;
+		char *end;
+
+		errno = 0;
+		lo = hi = strtol(p, &end, 10);
+		if (!errno && end != p && *end == '-' && end[1] >= '0' && end[1] <= '9') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+		}
+		if (errno || end == p || (*end && *end != ',') || *p == '+' || *p == '-' || *p == ' ' ||
+		    lo < 0 || hi < lo || hi >= TPSTAT_MAX_CPUS)
+			util_usage_error("tpstat", "invalid CPU list '%s': CPUs from 0 to %d, single or as "
+					 "ranges LOW-HIGH, separated by commas", arg, TPSTAT_MAX_CPUS - 1);
+		for (long c = lo; c <= hi; c++)
+			env.cpu_set[c / 64] |= 1ULL << (c % 64);
+		p = *end ? end + 1 : end;
+	} while (*p);
 }
 
 /* "1,2,3": PIDs or TIDs, each a whole number from 1 to the kernel's PID_MAX_LIMIT. */
@@ -210,6 +257,7 @@ static void parse_targets(const char *arg, const char *what)
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	char *end;
+	long ms;
 
 	switch (key) {
 	case 'l':
@@ -265,6 +313,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'G':
 		env.cgroup = arg;
 		break;
+	case 'C':
+		parse_cpus(arg);
+		break;
 	case 'x':
 		if (!*arg || strlen(arg) > 8)
 			util_usage_error("tpstat", "invalid separator '%s': 1 to 8 characters", arg);
@@ -278,7 +329,33 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 					 arg, MAX_REPEAT);
 		break;
 	case 'i':
-		env.interval = util_parse_interval("tpstat", arg);
+	case 'I':
+		if (env.interval)
+			util_usage_error("tpstat", "-i and -I set the same interval: give one of them once");
+		if (key == 'i') {
+			env.interval = util_parse_interval("tpstat", arg);
+			break;
+		}
+		errno = 0;
+		ms = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || ms < 1 || ms > 1000L * 1000 * 1000)
+			util_usage_error("tpstat", "invalid -I '%s': a whole number of milliseconds, at "
+					 "least 1", arg);
+		env.interval = ms / 1000.0;
+		break;
+	case 'o':
+		if (!*arg)
+			util_usage_error("tpstat", "-o needs a file name");
+		env.output = arg;
+		break;
+	case OPT_APPEND:
+		env.append = true;
+		break;
+	case OPT_BARE:
+		env.bare_only = true;
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
 	case 'd':
 		if (util_parse_seconds(arg, &env.duration))
@@ -338,8 +415,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (!env.top)
 			env.top = 10;
 		if (env.list && (env.n || env.command || env.interval || env.duration || env.count ||
-				 env.nhist || env.nby || env.listen || env.textfile))
+				 env.nhist || env.nby || env.listen || env.textfile || env.output))
 			util_usage_error("tpstat", "-l takes no other options and no command");
+		if (env.bare_only && !env.list)
+			util_usage_error("tpstat", "--bare chooses what -l lists: it needs -l");
+		if (env.append && !env.output)
+			util_usage_error("tpstat", "--append appends the report to -o FILE: it needs -o");
+		if (env.csv && (env.nhist || env.nby))
+			util_usage_error("tpstat", "-x has no columns for --%s: use -j, or the table",
+					 env.nhist ? (env.hist[0].linear ? "lhist" : "hist") : "by");
 		if (!env.list && !env.n)
 			util_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");
 		if (env.count && !env.interval)
@@ -370,6 +454,13 @@ void tpstat_parse_args(int argc, char **argv)
 
 	argp_err_exit_status = EXIT_USAGE;
 	argv[0] = "tpstat";	/* argp names the program in its messages */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			if (i == argc - 1)
+				util_usage_error("tpstat", "'--' ends the options: name the command to "
+						 "run after it");
+			break;
+		}
 	env.command = util_split_command(&argc, argv);
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		exit(EXIT_USAGE);

@@ -43,6 +43,11 @@ struct tpstat_env {
 	const char *glob;
 	const char *listen;	/* --listen ADDR:PORT */
 	const char *textfile;	/* --textfile PATH */
+	const char *output;	/* -o FILE: the report goes there, not to stdout or stderr */
+	bool append;		/* --append: -o FILE is appended to, not truncated */
+	bool bare_only;		/* -l --bare: only the bare tracepoints */
+	const char *cpu_list;	/* -C CPU,..: as given, for the report */
+	__u64 cpu_set[TPSTAT_CPU_WORDS];	/* -C: the CPUs counted; unused without -C */
 	int nhist;		/* --hist TP:EXPR */
 	struct {
 		char tp[TP_NAME_LEN];

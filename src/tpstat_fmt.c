@@ -442,7 +442,8 @@ void fmt_json_kind_field(struct json *j, enum tp_kind kind)
 		json_null_field(j, "bare");	/* not known: no tracefs to tell */
 }
 
-static void json_row(struct json *j, const struct tpstat_row *row, double span)
+/* @span: the seconds the row's rate is over; the final line's is its count over the run. */
+static void json_row(struct json *j, const struct tpstat_row *row, bool final, double span)
 {
 	json_object_begin(j);
 	json_string_field(j, "name", row->name);
@@ -450,7 +451,7 @@ static void json_row(struct json *j, const struct tpstat_row *row, double span)
 	fmt_json_kind_field(j, row->kind);
 	json_u64_field(j, "count", row->count);
 	json_u64_field(j, "delta", row->delta);
-	json_float_field(j, "rate", 3, rate(row->delta, span));
+	json_float_field(j, "rate", 3, rate(final ? row->count : row->delta, span));
 	json_array_field_begin(j, "cpus");
 	for (int cpu = 0; cpu < row->cpu_words * 64; cpu++)
 		if (cpu_set(row->cpus, cpu))
@@ -528,9 +529,21 @@ void fmt_json(FILE *f, const struct tpstat_report *r)
 	else
 		json_null_field(&j, "command");
 	json_string_field(&j, "target", r->target ? r->target : "system wide");
+	if (r->nruns) {
+		double mean, sd, noise;
+
+		fmt_run_stats_d(r->run_secs, r->nruns, &mean, &sd, &noise);
+		json_array_field_begin(&j, "run_elapsed");
+		for (int k = 0; k < r->nruns; k++)
+			json_float(&j, 6, r->run_secs[k]);
+		json_array_end(&j);
+		json_float_field(&j, "elapsed_mean", 6, mean);
+		json_float_field(&j, "elapsed_stddev", 6, sd);
+	}
 	json_array_field_begin(&j, "tracepoints");
 	for (int i = 0; i < r->n; i++)
-		json_row(&j, &r->rows[i], r->span);
+		json_row(&j, &r->rows[i], r->final,
+			 r->final ? r->elapsed - r->paused_secs : r->span);
 	json_array_end(&j);
 	json_object_end(&j);	/* ends the line and flushes */
 }
@@ -623,7 +636,17 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 				fmt_thousands(num, sizeof(num), row->rest_count), "-",
 				rate(row->rest_count, r->elapsed - r->paused_secs));
 	}
-	fprintf(f, "\n %13.6f seconds elapsed", r->elapsed);
+	if (r->nruns) {
+		double mean, sd, noise;
+
+		/* perf stat -r's line: the mean run and its noise, then the whole. */
+		fmt_run_stats_d(r->run_secs, r->nruns, &mean, &sd, &noise);
+		fprintf(f, "\n %13.6f +- %.6f seconds elapsed per run ( +- %.2f%% )", mean,
+			sd / sqrt(r->nruns), noise);
+		fprintf(f, "\n %13.6f seconds elapsed in all", r->elapsed);
+	} else {
+		fprintf(f, "\n %13.6f seconds elapsed", r->elapsed);
+	}
 	if (r->paused_secs > 0)
 		fprintf(f, " (counting paused for %.3f s)", r->paused_secs);
 	fputs("\n", f);
@@ -706,7 +729,9 @@ void fmt_csv(FILE *f, const struct tpstat_report *r)
 	fflush(f);
 }
 
-void fmt_run_stats(const __u64 *runs, int n, double *mean, double *stddev, double *noise_pct)
+/* Counts (@u) or seconds (@d): mean, sample standard deviation, perf stat's noise. */
+static void run_stats(const __u64 *u, const double *d, int n, double *mean, double *stddev,
+		      double *noise_pct)
 {
 	double sum = 0, sq = 0;
 
@@ -714,14 +739,27 @@ void fmt_run_stats(const __u64 *runs, int n, double *mean, double *stddev, doubl
 	if (n <= 0)
 		return;
 	for (int k = 0; k < n; k++)
-		sum += (double)runs[k];
+		sum += u ? (double)u[k] : d[k];
 	*mean = sum / n;
 	if (n < 2)
 		return;
-	for (int k = 0; k < n; k++)
-		sq += ((double)runs[k] - *mean) * ((double)runs[k] - *mean);
+	for (int k = 0; k < n; k++) {
+		double v = u ? (double)u[k] : d[k];
+
+		sq += (v - *mean) * (v - *mean);
+	}
 	*stddev = sqrt(sq / (n - 1));
 	/* perf stat's "+- x%": the standard deviation of the mean, relative to the mean. */
 	if (*mean > 0)
 		*noise_pct = 100.0 * (*stddev / sqrt(n)) / *mean;
+}
+
+void fmt_run_stats(const __u64 *runs, int n, double *mean, double *stddev, double *noise_pct)
+{
+	run_stats(runs, NULL, n, mean, stddev, noise_pct);
+}
+
+void fmt_run_stats_d(const double *v, int n, double *mean, double *stddev, double *noise_pct)
+{
+	run_stats(NULL, v, n, mean, stddev, noise_pct);
 }

@@ -119,6 +119,9 @@ struct tpstat_report {
 	bool per_cpu;		/* -A: a row per CPU too */
 	int n;
 	const struct tpstat_row *rows;
+	/* With -r, in the final report: each run's elapsed seconds. */
+	const double *run_secs;
+	int nruns;
 };
 
 /* "0-3,6,8-9"; "-" when empty. Returns the length written. */
@@ -136,5 +139,7 @@ void fmt_table(FILE *f, const struct tpstat_report *r);
 void fmt_csv(FILE *f, const struct tpstat_report *r);
 /* Mean, sample standard deviation and perf stat's noise (stddev of the mean, % of it). */
 void fmt_run_stats(const __u64 *runs, int n, double *mean, double *stddev, double *noise_pct);
+/* The same for values that are not counts (-r's elapsed times). */
+void fmt_run_stats_d(const double *v, int n, double *mean, double *stddev, double *noise_pct);
 
 #endif /* __BAREATOM_TPSTAT_FMT_H */

@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "tpstat_cli.h"
 #include "tpstat_fmt.h"
 #include "tpstat_names.h"
@@ -78,16 +80,40 @@ static void list_text(struct tpfield_btfs *btfs, const struct tp_info *tp)
 	printf("%-5s %-12s %s\n", tp_kind_name(tp->kind), tp->module, proto);
 }
 
+/* -l's choice: GLOB and --bare. */
+static bool listed(const struct tp_info *tp)
+{
+	if (env.glob && fnmatch(env.glob, tp->name, 0))
+		return false;
+	return !env.bare_only || tp->kind == TP_KIND_BARE;
+}
+
 int tpstat_list(void)
 {
 	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
 	struct tp_list l;
 	struct json j;
-	int shown = 0;
+	size_t shown = 0;
 
 	if (tpstat_load_tracepoints(&l))
 		return 1;
 	tplist_sort(&l);
+	for (size_t i = 0; i < l.n; i++) {
+		if (env.bare_only && l.tps[i].kind == TP_KIND_UNKNOWN) {
+			fprintf(stderr, "tpstat: --bare: cannot tell bare tracepoints from trace events "
+				"without tracefs (mount -t tracefs nodev /sys/kernel/tracing)\n");
+			tplist_free(&l);
+			return 1;
+		}
+		shown += listed(&l.tps[i]);
+	}
+	/* Nothing to list is an error, with no table header before it. */
+	if (!shown && (env.glob || env.bare_only)) {
+		fprintf(stderr, "tpstat: no %stracepoint%s%s%s\n", env.bare_only ? "bare " : "",
+			env.glob ? " matches '" : "", env.glob ? env.glob : "", env.glob ? "'" : "");
+		tplist_free(&l);
+		return 1;
+	}
 	json_init(&j, stdout);
 	if (env.json)
 		json_array_begin(&j);
@@ -98,23 +124,40 @@ int tpstat_list(void)
 	for (size_t i = 0; i < l.n; i++) {
 		const struct tp_info *tp = &l.tps[i];
 
-		if (env.glob && fnmatch(env.glob, tp->name, 0))
+		if (!listed(tp))
 			continue;
 		if (env.json)
 			list_json(&j, &btfs, tp);
 		else
 			list_text(&btfs, tp);
-		shown++;
 	}
 	if (env.json)
 		json_array_end(&j);	/* ends the line */
 	tpfield_btfs_free(&btfs);
 	tplist_free(&l);
-	if (!shown && env.glob) {
-		fprintf(stderr, "tpstat: no tracepoint matches '%s'\n", env.glob);
-		return 1;
-	}
 	return 0;
+}
+
+/* Whether @name is a program the shell would run: a path, or a file in $PATH, executable. */
+static bool is_program(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char buf[4096];
+
+	if (strchr(name, '/'))
+		return !access(name, X_OK);
+	for (p = path; p && *p; p = colon ? colon + 1 : NULL) {
+		size_t len;
+
+		colon = strchr(p, ':');
+		len = colon ? (size_t)(colon - p) : strlen(p);
+		if (len && snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, name) < (int)sizeof(buf) &&
+		    !access(buf, X_OK))
+			return true;
+		if (!colon)
+			break;
+	}
+	return false;
 }
 
 /* Resolve every name to a tracepoint; explain the first that does not exist. */
@@ -133,6 +176,13 @@ int tpstat_resolve_names(const struct tp_list *l, const struct tp_info **tps)
 				"(modprobe %s)\n", env.names[i], module, module);
 			return EXIT_USAGE;
 		}
+		/* "tpstat sched_switch make": the command without its "--". */
+		if (!env.command && is_program(env.names[i])) {
+			fprintf(stderr, "tpstat: unknown tracepoint '%s', which is a program: did you forget "
+				"'--' before the command? (tpstat TRACEPOINT... -- %s ...)\n", env.names[i],
+				env.names[i]);
+			return EXIT_USAGE;
+		}
 		ns = tplist_suggest(l, env.names[i], sugg, 3);
 		fprintf(stderr, "tpstat: unknown tracepoint '%s'", env.names[i]);
 		for (int k = 0; k < ns; k++)
@@ -141,6 +191,26 @@ int tpstat_resolve_names(const struct tp_list *l, const struct tp_info **tps)
 		return EXIT_USAGE;
 	}
 	return 0;
+}
+
+/* A named field of @tp (tpfield_aliases) within two edits of @expr, as "utl" for "util". */
+static const char *near_named(const char *tp, const char *expr)
+{
+	const char *best = NULL;
+	int best_d = 3;
+
+	for (const struct tpfield_alias *a = tpfield_aliases; a->tp; a++) {
+		int d;
+
+		if (strcmp(a->tp, tp))
+			continue;
+		d = tplist_distance(expr, a->name);
+		if (d < best_d) {
+			best = a->name;
+			best_d = d;
+		}
+	}
+	return best;
 }
 
 /* @expr of --@opt against @tp's arguments in BTF: 0, or one line and EXIT_USAGE (1). */
@@ -162,8 +232,11 @@ static int compile_one(struct tpfield_btfs *btfs, const struct tp_info *tp, cons
 		if (!strcmp(p.args[i].name, expr))
 			named = NULL;
 	if (tpfield_compile(btf, &p, named ? named : expr, f, err, sizeof(err))) {
-		fprintf(stderr, "tpstat: --%s %s:%s%s%s%s: %s\n", opt, tp->name, expr,
-			named ? " (" : "", named ? named : "", named ? ")" : "", err);
+		const char *near = named ? NULL : near_named(tp->name, expr);
+
+		fprintf(stderr, "tpstat: --%s %s:%s%s%s%s: %s%s%s%s\n", opt, tp->name, expr,
+			named ? " (" : "", named ? named : "", named ? ")" : "", err,
+			near ? "; did you mean the named field '" : "", near ? near : "", near ? "'?" : "");
 		return EXIT_USAGE;
 	}
 	return 0;

@@ -68,11 +68,29 @@ static int open_cgroup(char *path, size_t len)
 	return fd;
 }
 
+/* -C: every CPU named must be one this machine can have (perf stat refuses others too). */
+static int check_cpus(void)
+{
+	int ncpu = libbpf_num_possible_cpus();
+
+	if (!env.cpu_list || ncpu <= 0)
+		return 0;
+	for (int c = ncpu; c < TPSTAT_MAX_CPUS; c++)
+		if (env.cpu_set[c / 64] >> (c % 64) & 1) {
+			fprintf(stderr, "tpstat: -C %s: there is no CPU %d (possible CPUs: 0-%d)\n",
+				env.cpu_list, c, ncpu - 1);
+			return EXIT_USAGE;
+		}
+	return 0;
+}
+
 int tpstat_check_targets(void)
 {
 	char path[4096];
 	int fd, err = check_ids();
 
+	if (!err)
+		err = check_cpus();
 	if (err || !env.cgroup)
 		return err;
 	fd = open_cgroup(path, sizeof(path));
@@ -103,6 +121,12 @@ bool tpstat_choose_target(struct tpstat_bpf *skel, char *target, size_t len)
 		snprintf(target, len, "its process tree");
 	} else {
 		snprintf(target, len, "system wide");
+	}
+	if (env.cpu_list) {
+		off = strlen(target);
+		snprintf(target + off, len - off, ", CPUs %s", env.cpu_list);
+		skel->rodata->filter_cpus = 1;
+		memcpy((void *)skel->rodata->cpu_filter, env.cpu_set, sizeof(env.cpu_set));
 	}
 	skel->rodata->filter = filter;
 	bpf_program__set_autoload(skel->progs.tpstat_fork, tree);

@@ -9,7 +9,7 @@ work='for i in $(seq 50); do /bin/true; done; dd if=/dev/zero bs=4k count=2000 s
 
 is "$(tpstat -lv pelt_cfs_tp | tail -n1)" "bare  vmlinux      pelt_cfs_tp(struct cfs_rq *cfs_rq)" \
 	"tpstat -lv pelt_cfs_tp: the prototype from this kernel's BTF"
-out=$(tpstat -a -j --hist 'pelt_cfs_tp:cfs_rq->avg.util_avg' --hist pelt_cfs_tp:util \
+out=$(tpstat -o /dev/stdout -a -j --hist 'pelt_cfs_tp:cfs_rq->avg.util_avg' --hist pelt_cfs_tp:util \
 	--by sched_switch:comm -- sh -c "$work")
 ok $? "tpstat --hist pelt_cfs_tp:cfs_rq->avg.util_avg --hist pelt_cfs_tp:util --by sched_switch:comm"
 h=$(final "$out" | jq -c '.tracepoints[] | select(.name == "pelt_cfs_tp") | {count, a: .hist[0], b: .hist[1]}')

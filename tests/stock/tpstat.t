@@ -7,7 +7,7 @@ final() { grep '"final":true' <<<"$1"; }
 field() { final "$1" | jq -r ".tracepoints[] | select(.name == \"$2\") | $3"; }
 
 work='for i in $(seq 50); do /bin/true; done; dd if=/dev/zero bs=4k count=2000 status=none | cat >/dev/null'
-out=$(tpstat -j sched_switch pelt_cfs_tp -- sh -c "$work")
+out=$(tpstat -o /dev/stdout -j sched_switch pelt_cfs_tp -- sh -c "$work")
 ok $? "tpstat -j sched_switch pelt_cfs_tp -- CMD exits 0"
 printf '%s\n' "$out" | jq -e . >/dev/null
 ok $? "its output is valid JSON"
@@ -22,7 +22,7 @@ n=$(field "$out" sched_switch '.cpus | length')
 ok $? "sched_switch CPU set has 1..$(nproc) CPUs ($n)"
 
 # Table output too.
-out=$(tpstat sched_switch -- sh -c "$work")
+out=$(tpstat -o /dev/stdout sched_switch -- sh -c "$work")
 grep -qE '^ +sched_switch +event ' <<<"$out"
 ok $? "table output lists sched_switch as an event"
 

@@ -32,7 +32,7 @@ expect 2 "it takes only -j" -s -d 1
 expect 2 "it takes only -j" -s -- true
 expect 2 "unexpected argument 'foo'" foo
 expect 2 "unrecognized option" --bogus
-expect 2 "--listen: 'localhost:9100' is not ADDR:PORT" --listen localhost:9100
+expect 2 "--listen: cannot resolve 'no-such-host.invalid'" --listen no-such-host.invalid:9100
 expect 2 "--listen: port '65536' is not a number from 0 to 65535" --listen 127.0.0.1:65536
 expect 2 "--textfile: an empty path" --textfile ''
 expect 2 "it takes only -j" -s --listen 127.0.0.1:9100

@@ -7,6 +7,13 @@ for page in "$top"/src/man/*.[18]; do
 	out=$(groff -man -ww -z "$page" 2>&1)
 	if [ -z "$out" ]; then echo "ok $n - ${page##*/} renders cleanly"; else
 		echo "not ok $n - ${page##*/} renders cleanly"; sed 's/^/# /' <<<"$out"; fi
+	# man(1) on 80- and 100-column terminals sets the line length to 78n and 98n.
+	for ll in 78n 80n 98n 100n; do
+		n=$((n + 1))
+		out=$(groff -man -ww -z -rLL=$ll "$page" 2>&1)
+		if [ -z "$out" ]; then echo "ok $n - ${page##*/} renders cleanly at LL=$ll"; else
+			echo "not ok $n - ${page##*/} renders cleanly at LL=$ll"; sed 's/^/# /' <<<"$out"; fi
+	done
 done
 for tool in tpstat cookie-gend cookie eht-hosts; do
 	page=$(ls "$top"/src/man/$tool.[18])

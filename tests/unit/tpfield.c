@@ -43,6 +43,115 @@ static void refused(const char *tp, const char *expr, const char *want)
 		printf("#   want '%s'\n", want);
 }
 
+/* "'EXPR' is N bytes past 'BASE': ..." for the first @len bytes of @expr (the step refused). */
+static void past(char *buf, size_t size, const char *expr, int len, unsigned long long bytes,
+		 const char *base)
+{
+	snprintf(buf, size, "'%.*s' is %llu bytes past '%s': one read reaches at most 4294967295 "
+		 "(a 32-bit offset)", len, expr, bytes, base);
+}
+
+/*
+ * A byte-aligned integer member of struct task_struct at an offset above @after: its name
+ * and offset, or false when there is none.
+ */
+static bool member_after(unsigned long long after, const char **name, unsigned long long *off)
+{
+	__s32 id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++) {
+		const struct btf_member *m = btf_members(t) + i;
+		__s32 rid = btf__resolve_type(btf, m->type);
+		const struct btf_type *mt = rid > 0 ? btf__type_by_id(btf, rid) : NULL;
+		__u32 bits = btf_member_bit_offset(t, i);
+
+		if (mt && btf_is_int(mt) && !btf_member_bitfield_size(t, i) && !(bits % 8) &&
+		    bits / 8 > after && *btf__name_by_offset(btf, m->name_off)) {
+			*name = btf__name_by_offset(btf, m->name_off);
+			*off = bits / 8;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Offsets past the value in hand are added up in 64 bits and refused beyond what one read
+ * reaches (TPFIELD_OFF_MAX, the BPF read's u32): none may wrap into a nearer member. The
+ * expressions are made from this kernel's sizeof(struct task_struct).
+ */
+static void test_far_offsets(void)
+{
+	const unsigned long long max = TPFIELD_OFF_MAX, task = layout_size_task;
+	unsigned long long fit = (max - layout_task_pid) / task, top = max / task, off;
+	char expr[96], msg[TPFIELD_ERR_LEN], name[256];
+	struct tpfield f, f0;
+	const char *member;
+	unsigned long idx;
+	int ret;
+
+	/* The last task_struct whose pid one read reaches, and the next one. */
+	snprintf(expr, sizeof(expr), "prev[%llu].pid", fit);
+	ret = compile("sched_switch", expr, &f);
+	snprintf(name, sizeof(name), "%s: the farthest pid a read reaches compiles", expr);
+	ASSERT_EQ(ret, 0, name);
+	ASSERT_EQ_U64(f.steps[0].off, fit * task + layout_task_pid, "at its offset, exactly");
+	snprintf(expr, sizeof(expr), "prev[%llu].pid", fit + 1);
+	if ((fit + 1) * task > max)	/* the index alone is too far */
+		past(msg, sizeof(msg), expr, strchr(expr, '.') - expr, (fit + 1) * task, "prev");
+	else
+		past(msg, sizeof(msg), expr, strlen(expr), (fit + 1) * task + layout_task_pid, "prev");
+	refused("sched_switch", expr, msg);
+
+	/*
+	 * The review's kind: prev[top] starts within reach, a member past what is left of the
+	 * 32 bits does not (with a 3264-byte task_struct that is prev[1315860].pid); it used to
+	 * wrap into a member of prev[0].
+	 */
+	if (member_after(max - top * task, &member, &off)) {
+		snprintf(expr, sizeof(expr), "prev[%llu].%s", top, member);
+		past(msg, sizeof(msg), expr, strlen(expr), top * task + off, "prev");
+		refused("sched_switch", expr, msg);
+	} else {
+		printf("ok %d - # SKIP task_struct has no integer member past byte %llu\n", ++test_n,
+		       max - top * task);
+	}
+	if (1315860ULL * task > max) {
+		past(msg, sizeof(msg), "prev[1315860]", 13, 1315860ULL * task, "prev");
+		refused("sched_switch", "prev[1315860].pid", msg);
+	} else if (1315860ULL * task + layout_task_pid > max) {
+		past(msg, sizeof(msg), "prev[1315860].pid", 17, 1315860ULL * task + layout_task_pid,
+		     "prev");
+		refused("sched_switch", "prev[1315860].pid", msg);
+	} else {
+		ASSERT_TRUE(!compile("sched_switch", "prev[1315860].pid", &f) &&
+			    f.steps[0].off == 1315860ULL * task + layout_task_pid,
+			    "prev[1315860].pid fits this kernel's task_struct: its exact offset");
+	}
+
+	/* An index whose byte count wraps 64 bits to 0 would read next->pid. */
+	if (__builtin_ctzll(task)) {
+		idx = 1UL << (64 - __builtin_ctzll(task));
+		snprintf(expr, sizeof(expr), "next[%lu].pid", idx);
+		snprintf(msg, sizeof(msg), "'next[%lu]' is more than 2^64 bytes past 'next': one "
+			 "read reaches at most 4294967295", idx);
+		refused("sched_switch", expr, msg);
+	}
+	refused("sched_switch", "next->real_parent[2000000].pid",
+		"bytes past 'next->real_parent': one read reaches at most 4294967295");
+
+	/* A bitfield 2^29 bytes out: its bit offset is past 32 bits, its byte offset is not. */
+	idx = (1UL << 29) / task + 1;
+	snprintf(expr, sizeof(expr), "next[%lu].sched_reset_on_fork", idx);
+	snprintf(name, sizeof(name), "%s, past 2^32 bits: compiles", expr);
+	ASSERT_EQ(compile("sched_switch", "next->sched_reset_on_fork", &f0), 0,
+		  "next->sched_reset_on_fork compiles");
+	ASSERT_EQ(compile("sched_switch", expr, &f), 0, name);
+	ASSERT_TRUE(f.steps[0].off == f0.steps[0].off + idx * task && f.bit_off == f0.bit_off &&
+		    f.bit_size == f0.bit_size, "to the same bit, that many task_structs further");
+}
+
 int main(int argc, char **argv)
 {
 	struct tpfield_proto p;
@@ -102,6 +211,8 @@ int main(int argc, char **argv)
 	ASSERT_EQ(compile("sched_switch", "next->sched_reset_on_fork", &f), 0, "a bitfield");
 	ASSERT_TRUE(f.bit_size == 1 && f.bit_off < f.size * 8 && f.nsteps == 1,
 		    "one bit of the unit read");
+
+	test_far_offsets();
 
 	refused("pelt_cfs_tp", "cfs", "no argument 'cfs'; the arguments are: struct cfs_rq *cfs_rq (arg0)");
 	refused("pelt_cfs_tp", "arg1", "no argument 'arg1'");

@@ -28,7 +28,7 @@ usage_error "invalid count 'x'" -i 1 -c x sched_switch
 usage_error "invalid count '-3'" -i 1 -c -3 sched_switch
 usage_error "needs -i" -c 3 sched_switch
 # --listen and --textfile (the metrics): checked before anything is opened or loaded.
-usage_error "--listen: 'localhost:9100' is not ADDR:PORT" --listen localhost:9100 sched_switch
+usage_error "--listen: cannot resolve 'no-such-host.invalid'" --listen no-such-host.invalid:9100 sched_switch
 usage_error "--listen: port '65536' is not a number from 0 to 65535" --listen 127.0.0.1:65536 sched_switch
 usage_error "--listen: '\[::1\]9100' is not ADDR:PORT" --listen '[::1]9100' sched_switch
 usage_error "--listen: '127.0.0.1' is not ADDR:PORT" --listen 127.0.0.1 sched_switch
@@ -103,6 +103,50 @@ usage_error "-r cannot be combined with -i or -d" -r 2 -i 1 sched_switch -- true
 usage_error "-x and -j cannot be combined" -x, -j sched_switch
 usage_error "invalid separator ''" -x '' sched_switch
 usage_error "--summary prints totals after intervals: it needs -i" --summary sched_switch
+# perf's habits (issue 25): -I, -o, --append, -l --bare, a forgotten or empty "--".
+usage_error "invalid -I '0': a whole number of milliseconds, at least 1" -I 0 sched_switch
+usage_error "invalid -I '0.5'" -I 0.5 sched_switch
+usage_error "invalid -I '100ms'" -I 100ms sched_switch
+usage_error "-i and -I set the same interval" -i 1 -I 100 sched_switch
+usage_error "-c counts intervals: it needs -i" -c 2 sched_switch
+usage_error "--append appends the report to -o FILE: it needs -o" --append sched_switch
+usage_error "-o needs a file name" -o '' sched_switch
+usage_error "-l takes no other options" -l -o /tmp/x
+usage_error "--bare chooses what -l lists: it needs -l" --bare sched_switch
+usage_error "-x has no columns for --hist: use -j, or the table" -x, --hist tpgen_a:seq
+usage_error "-x has no columns for --lhist" -x, --lhist tpgen_a:seq:0:100:10
+usage_error "-x has no columns for --by" -x, --by sched_switch:cpu
+usage_error "--by 'sched_switch:cpu,comm': one key per --by" --by sched_switch:cpu,comm
+usage_error "invalid CPU list '0,,1'" -C 0,,1 sched_switch
+usage_error "invalid CPU list '3-1'" -C 3-1 sched_switch
+usage_error "invalid CPU list '8192': CPUs from 0 to 8191" -C 8192 sched_switch
+usage_error "invalid CPU list '-1'" -C -1 sched_switch
+usage_error "invalid CPU list '1-'" -C 1- sched_switch
+usage_error "-C is given once" -C 0 -C 1 sched_switch
+usage_error "-C 8191: there is no CPU 8191" -C 8191 sched_switch
+usage_error "'--' ends the options: name the command to run after it" sched_switch --
+usage_error "'--' ends the options: name the command to run after it" -a sched_switch --
+usage_error "unknown tracepoint 'sh', which is a program: did you forget '--' before the command?" sched_switch sh
+usage_error "unknown tracepoint '/bin/true', which is a program: did you forget '--'" sched_switch /bin/true
+
+for h in --help -h; do
+	n=$((n + 1))
+	out=$("$tpstat" $h)
+	if [ $? = 0 ] && grep -q -- '--hist TP:EXPR' <<<"$out" && grep -q -- '-o FILE' <<<"$out" &&
+	   grep -q -- '--by TP:KEY' <<<"$out"; then
+		echo "ok $n - tpstat $h: exit 0, USAGE names --hist, --by and -o"
+	else
+		echo "not ok $n - tpstat $h: exit 0, USAGE names --hist, --by and -o"
+	fi
+done
+# A glob that matches nothing is an error alone: no table header on stdout before it.
+n=$((n + 1))
+out=$(asnobody -l 'no-such-tracepoint*' 2>"$BUILD/tpstat-args.err"); rc=$?
+if [ "$rc" = 1 ] && [ -z "$out" ] && grep -q "no tracepoint matches 'no-such-tracepoint\*'" "$BUILD/tpstat-args.err"; then
+	echo "ok $n - tpstat -l GLOB matching nothing: exit 1, one line, empty stdout"
+else
+	echo "not ok $n - tpstat -l GLOB matching nothing: exit 1, one line, empty stdout (rc $rc, stdout '$out')"
+fi
 
 n=$((n + 1))
 out=$("$tpstat" --help)

@@ -53,12 +53,41 @@ static void full_json(void)
 	ASSERT_STREQ(text, "{\"ts\":1.250000,\"interval\":1,\"final\":true,\"elapsed\":0.500000,"
 		"\"paused\":false,\"paused_secs\":0.125000,\"command\":null,\"target\":\"PID 42\","
 		"\"tracepoints\":[{\"name\":\"na\\\"me\",\"module\":\"m\\\\od\",\"bare\":null,"
-		"\"count\":30,\"delta\":3,\"rate\":12.000,\"cpus\":[0,2],\"cpus_truncated\":true,"
+		"\"count\":30,\"delta\":3,\"rate\":80.000,\"cpus\":[0,2],\"cpus_truncated\":true,"
 		"\"first_cpu\":2,\"missed\":7,\"missed_delta\":1,\"per_cpu\":[{\"cpu\":0,\"count\":10,"
 		"\"delta\":1},{\"cpu\":1,\"count\":20,\"delta\":2}],\"runs\":[100,110,90],"
 		"\"mean\":100.000,\"stddev\":10.000,\"noise_pct\":5.774}]}\n",
-		"JSON with every field, byte for byte as before the JSON writer");
+		"JSON with every field; the final line's rate is count / unpaused time (30 / 0.375 s)");
 	free(text);
+
+	r.final = false;
+	f = open_memstream(&text, &len);
+	fmt_json(f, &r);
+	fclose(f);
+	ASSERT_STRSTR(text, "\"delta\":3,\"rate\":12.000,", "an interval line's rate is delta / span (3 / 0.25 s)");
+	free(text);
+
+	{
+		double secs[3] = { 0.1, 0.2, 0.3 };
+
+		r.final = true;
+		r.run_secs = secs;
+		r.nruns = 3;
+		f = open_memstream(&text, &len);
+		fmt_json(f, &r);
+		fclose(f);
+		ASSERT_STRSTR(text, "\"run_elapsed\":[0.100000,0.200000,0.300000],\"elapsed_mean\":0.200000,"
+			      "\"elapsed_stddev\":0.100000,", "-r: each run's seconds, their mean and stddev");
+		free(text);
+		f = open_memstream(&text, &len);
+		fmt_table(f, &r);
+		fclose(f);
+		/* perf stat -r: the stddev of the mean, 0.1 / sqrt(3), and its 28.87 % of the mean. */
+		ASSERT_STRSTR(text, "0.200000 +- 0.057735 seconds elapsed per run ( +- 28.87% )",
+			      "-r table: the mean run with its error and noise");
+		ASSERT_STRSTR(text, "0.500000 seconds elapsed in all", "-r table: then the whole time");
+		free(text);
+	}
 }
 
 int main(int argc, char **argv)

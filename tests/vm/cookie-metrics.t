@@ -122,7 +122,7 @@ is "$(sample 'bareatom_cookie_served_total{source="socket"}' <"$textfile")" 6565
 	"stopping writes the final counts (65656)"
 
 # Usage errors: one line, exit 2, before anything is loaded.
-err_case 2 "names are not resolved" "cookie-gend --listen localhost:9464" cookie-gend --listen localhost:9464
+err_case 2 "cannot resolve 'no-such-host.invalid'" "cookie-gend --listen of a name that does not resolve" cookie-gend --listen no-such-host.invalid:9464
 err_case 2 "port '99999' is not a number from 0 to 65535" "cookie-gend --listen 127.0.0.1:99999" \
 	cookie-gend --listen 127.0.0.1:99999
 err_case 2 "invalid interval" "cookie-gend -i 0" cookie-gend -i 0

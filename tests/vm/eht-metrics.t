@@ -101,7 +101,7 @@ is "$?" 0 "eht-hosts ends with status 0"
 is "$(served_groups <"$work/eht.prom" | paste -sd';')" "p1 $G 2" "the textfile holds the final table"
 is "$(sample 'bareatom_eht_events_total{event="host_create"}' <"$work/eht.prom")" 3 "and the final counts"
 
-err_case 2 "names are not resolved" "eht-hosts --listen localhost:1" eht-hosts --listen localhost:1
+err_case 2 "cannot resolve 'no-such-host.invalid'" "eht-hosts --listen of a name that does not resolve" eht-hosts --listen no-such-host.invalid:1
 err_case 2 "-s prints the running eht-hosts' table" "eht-hosts -s --listen" eht-hosts -s --listen 127.0.0.1:1
 err_case 2 "an empty path" "eht-hosts --textfile ''" eht-hosts --textfile ''
 cleanup

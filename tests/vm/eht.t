@@ -236,7 +236,7 @@ ok $? "topology: br0 with IGMPv3/MLDv2 snooping, p1 (fast leave) with h1 and h2 
 
 export TAP_START=$tap_n STEPS_TAP=$tmp/steps.tap STEPS_EVENTS=$tmp/steps.events
 # shellcheck disable=SC2086
-eht-hosts -j -- tpstat -a -j $TPS -- "$me" --steps >"$tmp/out" 2>"$tmp/err"
+eht-hosts -j -- tpstat -o /dev/stdout -a -j $TPS -- "$me" --steps >"$tmp/out" 2>"$tmp/err"
 rc=$?
 cat "$tmp/steps.tap"
 tap_n=$((tap_n + $(grep -cE '^(not )?ok ' "$tmp/steps.tap")))

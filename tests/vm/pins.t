@@ -40,7 +40,7 @@ c0=$(pinned_count)
 echo tpgen_a 40 > $TPGEN/fire
 is "$(( $(pinned_count) - c0 ))" 40 "its pinned link keeps counting after it died"
 
-out=$(tpstat -j --pin tpgen_a -- sh -c "echo tpgen_a 25 > $TPGEN/fire" 2>"$tmp/err")
+out=$(tpstat -o /dev/stdout -j --pin tpgen_a -- sh -c "echo tpgen_a 25 > $TPGEN/fire" 2>"$tmp/err")
 ok $? "the next tpstat --pin runs"
 is "$(cat "$tmp/err")" "tpstat: removing the stale pins under $TP of pid $dead, which is gone" \
 	"and says in one line that it removed the dead one's pins"
@@ -51,7 +51,7 @@ is "$(links_on tpgen_a)" 0 "no link is left on tpgen_a"
 [ ! -e $TP ]
 ok $? "its own pins are removed on exit"
 
-out=$(tpstat -j --pin tpgen_a -- true 2>&1 >/dev/null)
+out=$(tpstat -o /dev/null -j --pin tpgen_a -- true 2>&1 >/dev/null)
 is "$out" "" "after a clean exit the next tpstat --pin has nothing to remove"
 
 # ------------------------------------------------------------ tpstat: two at once
@@ -67,9 +67,9 @@ race_tpstat() {
 		kill -9 $dead
 		wait $dead 2>/dev/null
 	fi
-	tpstat -a -j --pin tpgen_a -- sh -c "$held" >"$tmp/a.out" 2>"$tmp/a.err" &
+	tpstat -o /dev/stdout -a -j --pin tpgen_a -- sh -c "$held" >"$tmp/a.out" 2>"$tmp/a.err" &
 	pa=$!
-	tpstat -a -j --pin tpgen_a -- sh -c "$held" >"$tmp/b.out" 2>"$tmp/b.err" &
+	tpstat -o /dev/stdout -a -j --pin tpgen_a -- sh -c "$held" >"$tmp/b.out" 2>"$tmp/b.err" &
 	pb=$!
 	# The loser exits at once; the winner waits for go. Bounded, in case both won.
 	for _ in $(seq 600); do

@@ -22,7 +22,7 @@ buckets_of() {	# N TIMES: the expected buckets of TIMES copies of 1..N, as jq -c
 	echo "[$out]"
 }
 
-out=$(tpstat -a -j --hist tpgen_a:seq -- taskset -c 0 sh -c "echo tpgen_a 200 > $TPGEN/fire")
+out=$(tpstat -o /dev/stdout -a -j --hist tpgen_a:seq -- taskset -c 0 sh -c "echo tpgen_a 200 > $TPGEN/fire")
 ok $? "tpstat -a -j --hist tpgen_a:seq -- CMD exits 0"
 h=$(hist "$out" tpgen_a 0)
 is "$(jq -c '[.expr, .samples, .errors, .sum, .min, .max]' <<<"$h")" '["seq",200,0,20100,1,200]' \
@@ -30,7 +30,7 @@ is "$(jq -c '[.expr, .samples, .errors, .sum, .min, .max]' <<<"$h")" '["seq",200
 is "$(jq -c .buckets <<<"$h")" "$(buckets_of 200 1)" "every log2 bucket of seq 1..200 exact"
 is "$(final "$out" | jq '.tracepoints[0].count')" 200 "samples = the count"
 
-out=$(tpstat -a -j --hist tpgen_a:seq --hist 'tpgen_a:ctx->cpu' --hist 'tpgen_a:ctx->count' \
+out=$(tpstat -o /dev/stdout -a -j --hist tpgen_a:seq --hist 'tpgen_a:ctx->cpu' --hist 'tpgen_a:ctx->count' \
 	-- sh -c "echo tpgen_a 1000 all > $TPGEN/fire")
 ok $? "three --hist of one tracepoint while every CPU fires"
 is "$(jq -c .buckets <<<"$(hist "$out" tpgen_a 0)")" "$(buckets_of 1000 "$ncpu")" \
@@ -59,7 +59,7 @@ is "$(jq '.h.errors' <<<"$h")" 0 "no read failed"
 is "$(jq '.h.min >= 0 and .h.max < 65536' <<<"$h")" true "util_avg a PELT value, in [0, 64 x 1024) ($(jq -c '[.h.min, .h.max]' <<<"$h"))"
 
 # --lhist: linear buckets, exact against seq 1..250.
-out=$(tpstat -a -j --lhist tpgen_a:seq:0:200:50 -- taskset -c 0 sh -c "echo tpgen_a 250 > $TPGEN/fire")
+out=$(tpstat -o /dev/stdout -a -j --lhist tpgen_a:seq:0:200:50 -- taskset -c 0 sh -c "echo tpgen_a 250 > $TPGEN/fire")
 ok $? "tpstat --lhist tpgen_a:seq:0:200:50"
 # (Read as text: jq 1.6 rounds integers above 2^53, as the last bucket's high is.)
 is "$(final "$out" | grep -o '"buckets":\[[^]]*\]')" \
@@ -69,7 +69,7 @@ err_case 2 "MIN -5 is negative, and seq is u64, which is unsigned" "--lhist belo
 	tpstat --lhist tpgen_a:seq:-5:5:1
 
 # -i: each interval line has the interval's own histogram; they add up to the fires.
-out=$(tpstat -a -i 0.2 --hist tpgen_a:seq -- sh -c "echo tpgen_a 300 > $TPGEN/fire; sleep 0.5; echo tpgen_a 200 > $TPGEN/fire; sleep 0.3")
+out=$(tpstat -o /dev/stdout -a -i 0.2 --hist tpgen_a:seq -- sh -c "echo tpgen_a 300 > $TPGEN/fire; sleep 0.5; echo tpgen_a 200 > $TPGEN/fire; sleep 0.3")
 ok $? "tpstat -i 0.2 --hist while firing twice"
 is "$(grep -o 'samples [0-9,]* in this interval' <<<"$out" | tr -d , | awk '{ s += $2 } END { print s }')" 500 \
 	"the intervals' samples add up to the 500 fired"
@@ -84,7 +84,7 @@ is "$(jq '.u.samples + .u.errors == .count and .u.errors == 0 and .u.min >= 0 an
 	"util: samples = count, a PELT value in [0, 64 x 1024) ($(jq -c '[.count, .u.min, .u.max]' <<<"$h"))"
 is "$(jq ".c.min >= 0 and .c.max < $ncpu" <<<"$h")" true "cpu: a CPU of this machine ($(jq -c '[.c.min, .c.max]' <<<"$h"))"
 
-out=$(tpstat -a --hist tpgen_a:seq -- sh -c "echo tpgen_a 5 > $TPGEN/fire" 2>&1)
+out=$(tpstat -o /dev/stdout -a --hist tpgen_a:seq -- sh -c "echo tpgen_a 5 > $TPGEN/fire" 2>&1)
 grep -q "tpgen_a:seq  samples 5, sum 15, min 1, max 5" <<<"$out"
 ok $? "the table prints the histogram's summary line"
 grep -q '^  \[4, 7\] *2 |@* *|$' <<<"$out"
@@ -93,7 +93,7 @@ ok $? "and a bar per bucket"
 # --by: keys the kernel knows and fields, against what was fired.
 by() { final "$1" | jq -c ".tracepoints[] | select(.name == \"$2\") | .by[$3]"; }
 want_cpus=$(for c in $(seq 0 $((ncpu - 1))); do printf '%s{"key":%d,"count":1000}' "${c:+$([ $c -gt 0 ] && echo ,)}" $c; done)
-out=$(tpstat -a -j --by tpgen_b:cpu --by 'tpgen_b:ctx->cpu' --by tpgen_a:comm \
+out=$(tpstat -o /dev/stdout -a -j --by tpgen_b:cpu --by 'tpgen_b:ctx->cpu' --by tpgen_a:comm \
 	-- sh -c "echo tpgen_b 1000 all > $TPGEN/fire; taskset -c 0 sh -c 'echo tpgen_a 300 > $TPGEN/fire'")
 ok $? "three --by while every CPU fires"
 b=$(by "$out" tpgen_b 0)
@@ -104,7 +104,7 @@ is "$(jq -c '.entries | sort_by(.key)' <<<"$(by "$out" tpgen_b 1)")" "[$want_cpu
 is "$(jq -c '.entries' <<<"$(by "$out" tpgen_a 0)")" '[{"key":"sh","count":300}]' \
 	"--by tpgen_a:comm: the 300 events of the sh that fired them"
 
-out=$(tpstat -a -j --top 5 --by tpgen_a:seq -- taskset -c 0 sh -c "echo tpgen_a 20000 > $TPGEN/fire")
+out=$(tpstat -o /dev/stdout -a -j --top 5 --by tpgen_a:seq -- taskset -c 0 sh -c "echo tpgen_a 20000 > $TPGEN/fire")
 ok $? "--by tpgen_a:seq over 20000 distinct values, more than the table holds"
 b=$(by "$out" tpgen_a 0)
 is "$(jq '([.entries[].count] | add) + .other + .dropped + .errors' <<<"$b")" 20000 \
@@ -119,6 +119,8 @@ err_case 2 "--hist tpgen_a:nope: no argument 'nope'; the arguments are: u64 seq 
 err_case 2 "struct tpgen_ctx has no member 'nope' on this kernel; its members: fire_id" \
 	"--hist with an unknown member lists the members" tpstat --hist 'tpgen_a:ctx->nope'
 err_case 2 "'ctx' is struct tpgen_ctx ., not an integer: follow it with '->'" "--hist on a pointer" tpstat --hist tpgen_a:ctx
+err_case 2 "bytes past 'ctx': one read reaches at most 4294967295 (a 32-bit offset)" \
+	"--hist past what a read's 32-bit offset reaches" tpstat --hist 'tpgen_a:ctx[1000000000].count'
 err_case 2 "invalid --hist 'tpgen_a': TRACEPOINT:EXPR" "--hist without an expression" tpstat --hist tpgen_a
 err_case 2 "unknown tracepoint 'tpgen_zz'" "--hist of an unknown tracepoint" tpstat --hist tpgen_zz:seq
 done_testing

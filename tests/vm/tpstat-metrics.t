@@ -144,7 +144,11 @@ is "$(scrape | sample 'bareatom_bpf_map_entries{map="targets"}')" 2 \
 kill -INT $tp_pid; wait $tp_pid
 
 # Usage errors: one line, exit 2; an address that cannot be had: exit 1, nothing loaded.
-err_case 2 "names are not resolved" "tpstat --listen localhost:1" tpstat --listen localhost:1 tpgen_a
+err_case 2 "cannot resolve 'no-such-host.invalid'" "tpstat --listen of a name that does not resolve" tpstat --listen no-such-host.invalid:1 tpgen_a
+# A name is resolved, as perf users type it: localhost is a loopback address.
+lh=$(tpstat --listen localhost:0 -d 0.5 tpgen_a 2>&1 >/dev/null | grep 'metrics on')
+grep -qE '^tpstat: metrics on http://(127\.0\.0\.1|\[::1\]):[0-9]+/metrics$' <<<"$lh"
+ok $? "tpstat --listen localhost:0 listens on loopback ($lh)"
 err_case 2 "port '70000' is not a number" "tpstat --listen 127.0.0.1:70000" tpstat --listen 127.0.0.1:70000 tpgen_a
 err_case 2 "an empty path" "tpstat --textfile ''" tpstat --textfile '' tpgen_a
 err_case 2 "-l takes no other options" "tpstat -l --listen" tpstat -l --listen 127.0.0.1:1

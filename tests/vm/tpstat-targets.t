@@ -13,14 +13,14 @@ fired() { echo $(( $(tpgen_stat "$1") - $2 )); }
 
 # ---- targets ----
 a0=$(tpgen_stat tpgen_a)
-out=$(tpstat -j tpgen_a -- sh -c "echo tpgen_a 1000 > $TPGEN/fire; echo tpgen_a 500 all > $TPGEN/fire;
+out=$(tpstat -o /dev/stdout -j tpgen_a -- sh -c "echo tpgen_a 1000 > $TPGEN/fire; echo tpgen_a 500 all > $TPGEN/fire;
 	(echo tpgen_a 70 > $TPGEN/fire) & wait; sh -c 'echo tpgen_a 30 > $TPGEN/fire'")
 ok $? "tpstat -- CMD exits 0"
 is "$(fired tpgen_a "$a0")" $((1100 + 500 * ncpu)) "tpgen fired 1100 from CMD's tree and 500 on each CPU from kthreads"
 is "$(field "$out" tpgen_a .count)" 1100 "-- CMD counts its process tree only (children and grandchildren), not the kthreads"
 is "$(final "$out" | jq -r .target)" "its process tree" "the JSON says what counted"
 a0=$(tpgen_stat tpgen_a)
-out=$(tpstat -a -j tpgen_a -- sh -c "echo tpgen_a 1000 > $TPGEN/fire; echo tpgen_a 500 all > $TPGEN/fire")
+out=$(tpstat -o /dev/stdout -a -j tpgen_a -- sh -c "echo tpgen_a 1000 > $TPGEN/fire; echo tpgen_a 500 all > $TPGEN/fire")
 is "$(field "$out" tpgen_a .count)" "$(fired tpgen_a "$a0")" "-a -- CMD counts both, system wide ($((1000 + 500 * ncpu)))"
 
 # -p and -t: a running shell that fires 777 on SIGUSR1; the command's own fires do not count.
@@ -29,7 +29,7 @@ target=$!
 sleep 0.3
 for opt in -p -t; do
 	rm -f "$w/fired"
-	out=$(tpstat -j $opt $target tpgen_a -- sh -c "kill -USR1 $target
+	out=$(tpstat -o /dev/stdout -j $opt $target tpgen_a -- sh -c "kill -USR1 $target
 		while [ ! -e $w/fired ]; do sleep 0.05; done; echo tpgen_a 100 > $TPGEN/fire")
 	is "$(field "$out" tpgen_a .count)" 777 "$opt PID counts the running process's events only (777, not the 100 of CMD)"
 done
@@ -38,7 +38,7 @@ kill $target; wait $target 2>/dev/null
 # -G: a cgroup made here, with a child cgroup; tasks outside it do not count.
 cg=/sys/fs/cgroup/tpstat-test
 mkdir -p $cg/sub
-out=$(tpstat -j -G tpstat-test tpgen_a -- sh -c "
+out=$(tpstat -o /dev/stdout -j -G tpstat-test tpgen_a -- sh -c "
 	sh -c 'echo \$\$ > $cg/cgroup.procs; echo tpgen_a 555 > $TPGEN/fire'
 	sh -c 'echo \$\$ > $cg/sub/cgroup.procs; echo tpgen_a 111 > $TPGEN/fire'
 	echo tpgen_a 99 > $TPGEN/fire")
@@ -68,7 +68,7 @@ ok $? "system wide, the filter's helper calls are not in the program ($sw calls;
 any=0 all_exact=0
 for run in 1 2 3; do
 	a0=$(tpgen_stat tpgen_a)
-	out=$(tpstat -a -j tpgen_a -- sh -c "echo tpgen_a 200000 nest > $TPGEN/fire")
+	out=$(tpstat -o /dev/stdout -a -j tpgen_a -- sh -c "echo tpgen_a 200000 nest > $TPGEN/fire")
 	c=$(field "$out" tpgen_a .count) m=$(field "$out" tpgen_a .missed) f=$(fired tpgen_a "$a0")
 	diag "nest run $run: fired $f, count $c, missed $m ($(cat $TPGEN/last))"
 	[ $((c + m)) = "$f" ] || all_exact=1
@@ -106,36 +106,46 @@ ok $? "and the firing really went on past the stop ($overlapped of 3 runs)"
 
 # ---- views ----
 a0=$(tpgen_stat tpgen_a)
-out=$(tpstat -a -A -j tpgen_a -- sh -c "echo tpgen_a 2000 all > $TPGEN/fire")
+out=$(tpstat -o /dev/stdout -a -A -j tpgen_a -- sh -c "echo tpgen_a 2000 all > $TPGEN/fire")
 is "$(field "$out" tpgen_a '[.per_cpu[].count] | add')" "$(field "$out" tpgen_a .count)" "-A: the per-CPU rows add up to the total"
 is "$(field "$out" tpgen_a '[.per_cpu[] | select(.count == 2000)] | length')" "$ncpu" "-A: each CPU's row has its 2000"
-txt=$(tpstat -a -A tpgen_a -- sh -c "echo tpgen_a 2000 all > $TPGEN/fire")
+txt=$(tpstat -o /dev/stdout -a -A tpgen_a -- sh -c "echo tpgen_a 2000 all > $TPGEN/fire")
 is "$(grep -cE '^ +CPU[0-9]+ +2,000 ' <<<"$txt")" "$ncpu" "-A table: a row per CPU"
 
+# -C: only the events on those CPUs count (each CPU fired 700), in the program.
+out=$(tpstat -o /dev/stdout -a -C 1 -j tpgen_a -- sh -c "echo tpgen_a 700 all > $TPGEN/fire")
+is "$(field "$out" tpgen_a '"\(.count) \(.cpus | map(tostring) | join(","))"')" "700 1" "-C 1: CPU 1's 700 events, on CPU 1 alone"
+out=$(tpstat -o /dev/stdout -a -C 0-1 -j tpgen_a -- sh -c "echo tpgen_a 700 all > $TPGEN/fire")
+is "$(field "$out" tpgen_a '"\(.count) \(.cpus | map(tostring) | join(","))"')" "1400 0,1" "-C 0-1: two CPUs' 700 events each"
+is "$(final "$out" | jq -r .target)" "system wide, CPUs 0-1" "-C names its CPUs in the target"
+out=$(tpstat -o /dev/stdout -C 0 -j tpgen_a -- sh -c "echo tpgen_a 700 all > $TPGEN/fire; taskset -c 0 sh -c 'echo tpgen_a 33 > $TPGEN/fire'; taskset -c 1 sh -c 'echo tpgen_a 44 > $TPGEN/fire'")
+is "$(field "$out" tpgen_a .count)" 33 "-C 0 with CMD's tree: only the tree's events on CPU 0 (not tpgen's kthreads, not CPU 1)"
+err_case 2 "-C 4095: there is no CPU 4095" "-C with a CPU this machine cannot have" tpstat -C 4095 tpgen_a
+
 a0=$(tpgen_stat tpgen_a) b0=$(tpgen_stat tpgen_b)
-csv=$(tpstat -a -x, tpgen_a tpgen_b -- sh -c "echo tpgen_a 1234 all > $TPGEN/fire; echo tpgen_b 4321 > $TPGEN/fire")
+csv=$(tpstat -o /dev/stdout -a -x, tpgen_a tpgen_b -- sh -c "echo tpgen_a 1234 all > $TPGEN/fire; echo tpgen_b 4321 > $TPGEN/fire")
 is "$(awk -F, '$3 == "tpgen_a" { print $1 }' <<<"$csv")/$(awk -F, '$3 == "tpgen_b" { print $1 }' <<<"$csv")" \
 	"$(fired tpgen_a "$a0")/$(fired tpgen_b "$b0")" "-x, parses back: COUNT in field 1, TRACEPOINT in field 3"
 is "$(awk -F, '$3 == "tpgen_a" { print NF "/" $2 "/" $4 "/" $5 }' <<<"$csv")" "7/0/bare/tpgen" "-x,: 7 columns, MISSED, KIND, MODULE"
 is "$(grep -c '[0-9],[0-9][0-9][0-9][^0-9]' <<<"$(cut -d, -f1 <<<"$csv")")" 0 "-x: no thousands separators"
-csv=$(tpstat -a -x';' -A -i 0.2 tpgen_a -- sh -c "echo tpgen_a 3000 all > $TPGEN/fire; sleep 0.3")
+csv=$(tpstat -o /dev/stdout -a -x';' -A -i 0.2 tpgen_a -- sh -c "echo tpgen_a 3000 all > $TPGEN/fire; sleep 0.3")
 is "$(awk -F';' '$2 ~ /^CPU/ { s += $3 } END { print s }' <<<"$csv")" $((3000 * ncpu)) "-x';' -A -i: the per-CPU deltas of all lines add up to what was fired"
 
 echo 1000 >"$w/n"
-out=$(tpstat -r 3 -j tpgen_a -- sh -c "n=\$(cat $w/n); echo \$((n + 1000)) > $w/n; echo tpgen_a \$n > $TPGEN/fire")
+out=$(tpstat -o /dev/stdout -r 3 -j tpgen_a -- sh -c "n=\$(cat $w/n); echo \$((n + 1000)) > $w/n; echo tpgen_a \$n > $TPGEN/fire")
 ok $? "tpstat -r 3 -- CMD exits 0"
 is "$(field "$out" tpgen_a '.runs | map(tostring) | join(",")')" "1000,2000,3000" "-r 3: each run's count"
 is "$(field "$out" tpgen_a '.mean')/$(field "$out" tpgen_a '.count')" "2000/6000" "-r 3: the mean of the runs, and their total"
 is "$(field "$out" tpgen_a '.stddev')" 1000 "-r 3: the runs' standard deviation"
-txt=$(tpstat -r 3 tpgen_a -- sh -c "echo tpgen_a 500 > $TPGEN/fire")
+txt=$(tpstat -o /dev/stdout -r 3 tpgen_a -- sh -c "echo tpgen_a 500 > $TPGEN/fire")
 grep -qE '^ +tpgen_a +bare +tpgen +500 .*\( \+- 0\.00% \)' <<<"$txt"
 ok $? "-r table: the mean and perf's noise (+- 0.00% for equal runs)"
 
-txt=$(tpstat -a -i 0.2 --summary tpgen_a -- sh -c "echo tpgen_a 4444 all > $TPGEN/fire; sleep 0.3")
+txt=$(tpstat -o /dev/stdout -a -i 0.2 --summary tpgen_a -- sh -c "echo tpgen_a 4444 all > $TPGEN/fire; sleep 0.3")
 commas() { rev <<<"$1" | sed 's/\([0-9]\{3\}\)/\1,/g; s/,$//' | rev; }
 grep -q "tpstat counts for" <<<"$txt" && grep -qE "^ +tpgen_a +bare +tpgen +$(commas $((4444 * ncpu))) " <<<"$txt"
 ok $? "--summary prints the totals after the intervals"
-txt=$(tpstat -a -i 0.2 tpgen_a -- sh -c "sleep 0.3")
+txt=$(tpstat -o /dev/stdout -a -i 0.2 tpgen_a -- sh -c "sleep 0.3")
 grep -q "tpstat counts for" <<<"$txt"
 ok $((1 - $?)) "without --summary, -i prints interval lines only"
 rm -rf "$w"

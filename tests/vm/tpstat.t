@@ -10,7 +10,7 @@ field() { final "$1" | jq -r ".tracepoints[] | select(.name == \"$2\") | $3"; }
 
 # One CPU: fired from a shell pinned to CPU 1.
 a0=$(tpgen_stat tpgen_a) b0=$(tpgen_stat tpgen_b)
-out=$(tpstat -j tpgen_a tpgen_b -- taskset -c 1 sh -c "echo tpgen_a 1000 > $TPGEN/fire; echo tpgen_b 2500 > $TPGEN/fire")
+out=$(tpstat -o /dev/stdout -j tpgen_a tpgen_b -- taskset -c 1 sh -c "echo tpgen_a 1000 > $TPGEN/fire; echo tpgen_b 2500 > $TPGEN/fire")
 ok $? "tpstat -j tpgen_a tpgen_b -- CMD exits 0"
 is "$(( $(tpgen_stat tpgen_a) - a0 ))/$(( $(tpgen_stat tpgen_b) - b0 ))" "1000/2500" "tpgen fired 1000 tpgen_a and 2500 tpgen_b on one CPU"
 is "$(field "$out" tpgen_a .count)" 1000 "tpgen_a counted exactly (one CPU)"
@@ -21,7 +21,7 @@ is "$(field "$out" tpgen_a .bare)/$(field "$out" tpgen_a .module)" "true/tpgen" 
 
 # All CPUs at once, with 0.2 s intervals: totals exact, deltas add up to them.
 a0=$(tpgen_stat tpgen_a) b0=$(tpgen_stat tpgen_b)
-out=$(tpstat -a -j -i 0.2 tpgen_a tpgen_b -- sh -c "echo tpgen_a 300000 all > $TPGEN/fire; sleep 0.3; echo tpgen_b 120000 all > $TPGEN/fire; sleep 0.3")
+out=$(tpstat -o /dev/stdout -a -j -i 0.2 tpgen_a tpgen_b -- sh -c "echo tpgen_a 300000 all > $TPGEN/fire; sleep 0.3; echo tpgen_b 120000 all > $TPGEN/fire; sleep 0.3")
 ok $? "tpstat -a -j -i 0.2 while firing on all CPUs exits 0"
 fa=$(( $(tpgen_stat tpgen_a) - a0 )) fb=$(( $(tpgen_stat tpgen_b) - b0 ))
 is "$fa/$fb" "$((300000 * ncpu))/$((120000 * ncpu))" "tpgen fired on all $ncpu CPUs"
@@ -43,13 +43,13 @@ first=$(field "$out" tpgen_a .first_cpu)
 ok $? "tpgen_a first CPU ($first) is one of them"
 
 # Table output.
-out=$(tpstat tpgen_a -- sh -c "echo tpgen_a 1234 > $TPGEN/fire")
+out=$(tpstat -o /dev/stdout tpgen_a -- sh -c "echo tpgen_a 1234 > $TPGEN/fire")
 grep -qE '^ +tpgen_a +bare +tpgen +1,234 ' <<<"$out"
 ok $? "table output: name, kind, module, count"
 
 # The kernel's own tracepoints under a workload.
 work='for i in $(seq 50); do /bin/true; done; dd if=/dev/zero bs=4k count=2000 status=none | cat >/dev/null'
-out=$(tpstat -j pelt_cfs_tp sched_update_nr_running_tp sched_switch -- sh -c "$work")
+out=$(tpstat -o /dev/stdout -j pelt_cfs_tp sched_update_nr_running_tp sched_switch -- sh -c "$work")
 ok $? "tpstat on the scheduler's tracepoints exits 0"
 for tp in pelt_cfs_tp sched_update_nr_running_tp sched_switch; do
 	c=$(field "$out" $tp .count)
@@ -82,7 +82,7 @@ is "$(tpstat -l -j 'pelt_*' | jq -r 'map(.name) | sort | join(",")')" \
 
 # perf sees sched_switch as an event: the same command counted by both agrees within 1%.
 # pingpong on one CPU: every round trip is two context switches.
-out=$(tpstat -a -j sched_switch -- perf stat -a -x, -e sched:sched_switch -o /tmp/perf.csv -- \
+out=$(tpstat -o /dev/stdout -a -j sched_switch -- perf stat -a -x, -e sched:sched_switch -o /tmp/perf.csv -- \
 	taskset -c 0 pingpong 50000)
 ok $? "tpstat -a -- perf stat -a -e sched:sched_switch ran"
 t=$(field "$out" sched_switch .count)
@@ -90,6 +90,22 @@ p=$(awk -F, '/sched:sched_switch/ { print $1 }' /tmp/perf.csv)
 diag "sched_switch: tpstat $t, perf $p"
 awk -v t="$t" -v p="$p" 'BEGIN { d = t - p; if (d < 0) d = -d; exit !(p > 1000 && d <= 0.01 * p) }'
 ok $? "tpstat and perf agree within 1% on sched_switch ($t vs $p)"
+
+# -- CMD counts what perf stat -- CMD counts: CMD's tree from its exec until each task begins
+# to exit (perf stops a task's counters in do_exit() before sched_process_exit and its last
+# switch). The same workload under each: the events it makes a fixed number of match exactly.
+work='for i in $(seq 100); do /bin/true; done'
+tps="sched_process_exec sched_process_fork sched_process_exit sched_switch"
+perf stat -x, -e sched:sched_process_exec,sched:sched_process_fork,sched:sched_process_exit,sched:sched_switch \
+	-o /tmp/perf-cmd.csv -- sh -c "$work"
+out=$(tpstat -o /dev/stdout -j $tps -- sh -c "$work")
+for tp in sched_process_exec sched_process_fork sched_process_exit; do
+	is "$(field "$out" $tp .count)" "$(awk -F, -v e="sched:$tp" '$3 == e { print $1 }' /tmp/perf-cmd.csv)" \
+		"-- CMD: tpstat counts $tp as perf stat does"
+done
+is "$(field "$out" sched_process_exit .count)/$(field "$out" sched_process_exec .count)" 0/101 \
+	"-- CMD: 101 execs (sh and 100 true), no exit: a task stops counting as it begins to exit"
+diag "sched_switch for the same workload: tpstat $(field "$out" sched_switch .count), perf $(awk -F, '$3 == "sched:sched_switch" { print $1 }' /tmp/perf-cmd.csv) (runs differ)"
 
 # SIGUSR1 pauses and resumes counting without detaching.
 pin=/sys/fs/bpf/bareatom/tpstat
@@ -103,7 +119,7 @@ paused_is() {	# wait until the pinned counters say paused == $1
 	return 1
 }
 export -f paused_is; export pin TPGEN
-out=$(tpstat -j --pin tpgen_a -- bash -c "
+out=$(tpstat -o /dev/stdout -j --pin tpgen_a -- bash -c "
 	paused_is 0 && echo tpgen_a 100 > $TPGEN/fire &&
 	kill -USR1 \$PPID && paused_is 1 && echo tpgen_a 50 > $TPGEN/fire &&
 	kill -USR1 \$PPID && paused_is 0 && echo tpgen_a 7 > $TPGEN/fire")
@@ -111,7 +127,7 @@ ok $? "fire, pause, fire, resume, fire under tpstat --pin"
 is "$(field "$out" tpgen_a .count)" 107 "events fired while paused are not counted (100 + 7)"
 [ ! -e $pin ]
 ok $? "pins are removed on exit"
-out=$(tpstat -i 0.2 tpgen_a -- bash -c "paused_is 0 2>/dev/null; kill -USR1 \$PPID; sleep 0.5; kill -USR1 \$PPID; sleep 0.3" 2>&1)
+out=$(tpstat -o /dev/stdout -i 0.2 tpgen_a -- bash -c "paused_is 0 2>/dev/null; kill -USR1 \$PPID; sleep 0.5; kill -USR1 \$PPID; sleep 0.3" 2>&1)
 grep -q 'counting paused (SIGUSR1)' <<<"$out" && grep -q 'counting resumed (SIGUSR1)' <<<"$out" && grep -q '\[paused\]' <<<"$out"
 ok $? "table output shows pausing, resuming and paused intervals"
 
@@ -127,7 +143,7 @@ ok $? "-d 0.5 counts for at least 0.5 s ($ms ms)"
 # A command line that is not UTF-8 and longer than the 1023 bytes kept: still valid JSON,
 # U+FFFD for the bad bytes, cut between characters.
 long=$(printf '\xc3\xa9%.0s' $(seq 2000))
-out=$(tpstat -j tpgen_a -- sh -c 'exit 0' $'\xff\xc3(' "x$long")
+out=$(tpstat -o /dev/stdout -j tpgen_a -- sh -c 'exit 0' $'\xff\xc3(' "x$long")
 ok $? "tpstat -j -- a command with bytes FF C3 and a 4 kB argument of U+00E9 exits 0"
 python3 -c '
 import json, sys
@@ -135,6 +151,67 @@ cmd = json.loads(sys.stdin.buffer.read().splitlines()[-1])["command"]
 want = "sh -c exit 0 \ufffd\ufffd( x" + "\u00e9" * 502
 sys.exit(cmd != want)' <<<"$out"
 ok $? "its JSON parses as UTF-8, FF and C3 are U+FFFD, the command is cut to 1022 bytes between characters"
+
+# perf stat's habits. The report never shares a stream with CMD's output: stderr with a CMD.
+t=$(mktemp -d)
+tpstat -j sched_process_exec -- echo X >"$t/out" 2>"$t/err"
+ok $? "tpstat -j sched_process_exec -- echo X exits 0"
+is "$(cat "$t/out")" X "stdout holds CMD's output alone"
+is "$(jq -r 'select(.final) | .tracepoints[0].count' "$t/err")" 1 "stderr holds the report alone, valid JSON: one exec in CMD's tree"
+tpstat -o "$t/report" -j sched_process_exec -- echo X >"$t/out" 2>"$t/err"
+is "$(cat "$t/out")|$(cat "$t/err")" "X|" "-o FILE: stdout is CMD's, stderr is empty"
+is "$(jq -r 'select(.final) | .tracepoints[0].count' "$t/report")" 1 "-o FILE holds the report"
+tpstat -o "$t/report" --append -j sched_process_exec -- echo X >/dev/null
+is "$(grep -c '"final":true' "$t/report")" 2 "--append adds a second report after the first"
+tpstat -o "$t/report" -j sched_process_exec -- true
+is "$(grep -c '"final":true' "$t/report")" 1 "-o without --append truncates"
+out=$(tpstat -j -i 0.1 -c 2 tpgen_a)
+is "$(grep -c . <<<"$out")" 3 "without CMD the report is on stdout (-c 2: 2 intervals and the final line)"
+err_case 1 "cannot open '/nonexistent/r' for the report: No such file or directory" "-o into a missing directory" \
+	tpstat -o /nonexistent/r tpgen_a -- true
+
+# Exit status: CMD's, as perf stat's; 128+N for a signal; with -r, the failing run's.
+tpstat -o /dev/null tpgen_a -- sh -c 'exit 3' 2>/dev/null
+is "$?" 3 "CMD exiting 3: tpstat exits 3"
+tpstat -o /dev/null tpgen_a -- sh -c 'kill -TERM $$' 2>/dev/null
+is "$?" 143 "CMD killed by SIGTERM: tpstat exits 128+15"
+tpstat -o /dev/null -r 5 tpgen_a -- sh -c 'exit 4' 2>/dev/null
+is "$?" 4 "-r 5 with CMD exiting 4: tpstat exits 4"
+err_case 3 "tpstat: 'sh -c exit 3' exited with status 3" "a failing command is said in one line" \
+	tpstat -o /dev/null tpgen_a -- sh -c 'exit 3'
+
+# -c COUNT: exactly COUNT interval lines; the teardown's sliver only in the totals.
+for c in 1 3; do
+	txt=$(tpstat -a -i 0.1 -c $c tpgen_a)
+	is "$(grep -c ' tpgen_a ' <<<"$txt")" $c "-i 0.1 -c $c prints exactly $c interval lines"
+done
+txt=$(tpstat -a -I 100 -c 2 --summary tpgen_a)
+is "$(grep -cE '^ *[0-9]+\.[0-9]+ +tpgen_a ' <<<"$txt")" 2 "-I 100 -c 2 --summary: 2 interval lines"
+grep -q 'tpstat counts, system wide' <<<"$txt"
+ok $? "--summary: then the totals table"
+out=$(tpstat -a -j -i 0.5 -c 3 tpgen_a -- sh -c "echo tpgen_a 777 > $TPGEN/fire; exec sleep 5" 2>&1 >/dev/null)
+is "$(jq -rs '[.[].interval | tostring] | join(",")' <<<"$out")" "1,2,3,3" "-j -c 3: intervals 1..3, the final line stays 3"
+is "$(jq -s '(map(select(.final | not) | .tracepoints[0].delta) | add) + (.[-1].tracepoints[0].delta)' <<<"$out")" \
+	777 "-j -c 3: the deltas, the final one's too, add up to the 777 fired"
+
+# -r N: the mean elapsed time per run, with its error, as perf stat -r prints it.
+txt=$(tpstat -o /dev/stdout -r 3 tpgen_a -- sleep 0.2)
+grep -qE '^ +0\.2[0-9]+ \+- [0-9.]+ seconds elapsed per run \( \+- [0-9.]+% \)$' <<<"$txt"
+ok $? "-r 3 -- sleep 0.2: '$(grep 'per run' <<<"$txt" | sed 's/^ *//')'"
+out=$(tpstat -o /dev/stdout -j -r 3 tpgen_a -- sleep 0.2)
+is "$(final "$out" | jq '(.run_elapsed | length) == 3 and (.run_elapsed | all(. >= 0.2)) and .elapsed_mean >= 0.2 and .elapsed_mean < .elapsed')" \
+	true "-j -r 3: run_elapsed holds 3 runs of at least 0.2 s, elapsed_mean below the whole"
+
+# -l --bare lists only the bare tracepoints; a glob that matches nothing prints no header.
+lst=$(tpstat -l --bare)
+grep -qE '^pelt_cfs_tp +bare' <<<"$lst" && grep -qE '^tpgen_a +bare +tpgen' <<<"$lst" && ! grep -qE '^sched_switch ' <<<"$lst" &&
+	[ "$(awk 'NR > 1 { print $2 }' <<<"$lst" | sort -u)" = bare ]
+ok $? "tpstat -l --bare: $(($(wc -l <<<"$lst") - 1)) bare tracepoints, pelt_cfs_tp and tpgen_a among them, no trace event"
+err_case 1 "no bare tracepoint matches 'sched_sw" "-l --bare GLOB matching only trace events" tpstat -l --bare 'sched_sw*'
+err_case 2 "unknown tracepoint 'sh', which is a program: did you forget '--' before the command?" \
+	"a command without its --" tpstat sched_switch sh
+err_case 2 "did you mean the named field 'util'?" "a misspelt named field" tpstat --hist pelt_cfs_tp:utl
+rm -rf "$t"
 
 # Errors: one line naming the cause, and the documented exit code.
 err_case 2 "did you mean sched_switch" "unknown tracepoint suggests the closest" tpstat sched_swtch
@@ -147,5 +224,4 @@ err_case 1 "this kernel has no BTF" "kernel without BTF (hidden by a tmpfs)" uns
 err_case 1 "lacks the BPF atomic instructions (BPF_FETCH): Linux 5.12 or later is needed" "kernel rejecting BPF_FETCH" bpf-load-einval tpstat sched_switch
 err_case 2 "invalid interval '0'" "-i 0" tpstat -i 0 sched_switch
 err_case 2 "at most 32" "more tracepoints than supported" tpstat $(tpstat -l | awk 'NR > 1 && NR < 36 { print $1 }')
-err_case 1 "exited with status 3" "a failing command is reported" tpstat tpgen_a -- sh -c 'exit 3'
 done_testing
