@@ -155,7 +155,7 @@ err_case 2 "-l takes no other options" "tpstat -l --listen" tpstat -l --listen 1
 err_case 1 "cannot listen on 192.0.2.1:9465: Cannot assign requested address" \
 	"tpstat --listen on an address not here" tpstat --listen 192.0.2.1:9465 -d 1 tpgen_a
 err_case 2 "tpgen_a:seq is given twice (--hist or --lhist): one histogram per expression" \
-	"the same --hist twice: its series would repeat" tpstat --hist tpgen_a:seq --hist tpgen_a:seq tpgen_a
+	"the same --hist twice: its series would repeat" tpstat -d 1 --hist tpgen_a:seq --hist tpgen_a:seq tpgen_a
 err_case 1 "cannot write $work/missing/x.prom: No such file or directory" \
 	"tpstat --textfile in a missing directory: says so once" tpstat -d 0.3 -i 0.1 --textfile "$work/missing/x.prom" tpgen_a
 
