@@ -193,6 +193,14 @@ $(BUILD)/tests/unit/cookie-serve: $(BUILD)/cookie_serve.o $(BUILD)/cookie_rate.o
 $(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(UTIL)
 $(BUILD)/tests/unit/json-writer: $(UTIL)
 $(BUILD)/tests/unit/metrics-writer: $(BUILD)/metrics.o $(UTIL)
+# The writer again under UBSan (GCC's -fsanitize=undefined leaves float-cast-overflow out).
+UNIT_BINS += $(BUILD)/tests/unit/metrics-writer-ubsan
+$(BUILD)/tests/unit/metrics-writer-ubsan: tests/unit/metrics-writer.c src/metrics.c src/json.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) -g -O1 -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all \
+		-Wall -Wextra -Wno-unused-parameter -Isrc -Ibpf $^ -lm -o $@
+$(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/runloop.o \
+		$(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
 $(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics.o $(UTIL)
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
 $(BUILD)/tests/unit/tpfield: $(BUILD)/tpfield.o $(BUILD)/tests/unit/layout/kernel-layout.o
@@ -229,11 +237,16 @@ test-vm-build: image stock-kernel prom-share
 
 # Debian's prometheus and promtool for the guest's metrics tests, shared into it with
 # run-vm --share build/share (tests/run-all) rather than put in the image: 95 MB the boot
-# would unpack every time, for two tests.
+# would unpack every time, for two tests. With them the OpenMetrics reference parser
+# (python3-prometheus-client, pure Python: the guest's python3 imports it from
+# /mnt/share/python, tests/vm/om-check).
 PROM_SHARE := $(BUILD)/share/prometheus
+PY_SHARE := $(BUILD)/share/python
 .PHONY: prom-share
 prom-share: | deps
-	@mkdir -p $(PROM_SHARE) && cp -pu /usr/bin/prometheus /usr/bin/promtool $(PROM_SHARE)/
+	@mkdir -p $(PROM_SHARE) $(PY_SHARE) && cp -pu /usr/bin/prometheus /usr/bin/promtool $(PROM_SHARE)/
+	@cp -rpu /usr/lib/python3/dist-packages/prometheus_client \
+		/usr/lib/python3/dist-packages/decorator.py $(PY_SHARE)/
 
 run: image
 	images/run-vm --cpus 4 -- /usr/lib/bareatom/demo

@@ -87,6 +87,12 @@ struct tpstat_hist {
 	__u64 sum;		/* two's complement: signed values add up right */
 	__u64 min, max;		/* signed or unsigned as the field is; set up by user space */
 	__u64 minmax_lost;	/* min/max updates given up after TPSTAT_MINMAX_TRIES */
+	/*
+	 * The high word of a 128-bit two's complement sum (sum the low one): a u64 sum wraps
+	 * after 2^64 / 2^32 = 4 billion values of 2^32, so a long count of large values needs
+	 * it. Changed only on a carry out of sum or by a negative value that does not carry.
+	 */
+	__u64 sum_hi;
 	__u64 buckets[TPSTAT_HIST_SLOTS];	/* the first TPSTAT_HIST_BUCKETS used */
 } __attribute__((aligned(64)));
 

@@ -75,13 +75,14 @@ static __always_inline __u64 tpstat_field_value(const volatile struct tpstat_fie
 }
 
 /*
- * Record @v in bucket @b: bucket, samples and sum with BPF_ADD, min and max with bounded
- * cmpxchg loops.
+ * Record @v in bucket @b: bucket and samples with BPF_ADD, the sum's low word with a fetch
+ * add whose old value tells the carry into its high word, min and max with bounded cmpxchg
+ * loops.
  */
 static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, bool is_signed,
 					       __u32 b)
 {
-	__u64 old;
+	__u64 old, hi;
 	int i;
 
 	/*
@@ -92,7 +93,16 @@ static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, b
 	asm volatile("" : "+r"(b));
 	atomic_add(&h->buckets[b & (TPSTAT_HIST_SLOTS - 1)], 1);
 	atomic_add(&h->samples, 1);
-	atomic_add(&h->sum, v);
+	/*
+	 * 128-bit sum: the high word gains the carry out of the low one and, for a negative
+	 * value, its sign extension (-1). The two cancel for most negative values, so the
+	 * common path is one fetch add, a compare and a branch: the high word's atomic runs
+	 * only when the sum crosses 2^64 (either way).
+	 */
+	old = atomic_fetch_add(&h->sum, v);
+	hi = (__u64)(old + v < old) - (__u64)(is_signed && (__s64)v < 0);
+	if (hi)
+		atomic_add(&h->sum_hi, hi);
 	for (i = 0; i < TPSTAT_MINMAX_TRIES; i++) {
 		old = *(volatile __u64 *)&h->min;
 		if (is_signed ? (__s64)v >= (__s64)old : v >= old)

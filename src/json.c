@@ -217,6 +217,13 @@ void json_u64_field(struct json *j, const char *key, uint64_t v)
 	json_u64(j, v);
 }
 
+void json_number_field(struct json *j, const char *key, const char *digits)
+{
+	json_key(j, key);
+	sep(j);
+	fputs(digits, j->f);
+}
+
 void json_i64_field(struct json *j, const char *key, int64_t v)
 {
 	json_key(j, key);

@@ -59,6 +59,8 @@ void json_null(struct json *j);
 void json_key(struct json *j, const char *key);
 void json_string_field(struct json *j, const char *key, const char *s);
 void json_u64_field(struct json *j, const char *key, uint64_t v);
+/* @digits: a JSON number as text, e.g. an integer past 64 bits. */
+void json_number_field(struct json *j, const char *key, const char *digits);
 void json_i64_field(struct json *j, const char *key, int64_t v);
 void json_float_field(struct json *j, const char *key, int prec, double v);
 void json_bool_field(struct json *j, const char *key, bool v);

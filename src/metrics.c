@@ -7,6 +7,7 @@
  *     no EOF; HELP escapes \\ and \n only.
  * Label values are escaped the same way in both (\\, \", \n) and always valid UTF-8.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -108,7 +109,11 @@ static void put_double(struct metrics *m, double v, bool point)
 		puts_(m, v > 0 ? "+Inf" : "-Inf");
 		return;
 	}
-	if (v == (double)(long long)v && fabs(v) < 1e15) {
+	/*
+	 * The range first: converting a double outside long long's range is undefined
+	 * behaviour (UBSan's float-cast-overflow), and 1e15 keeps every such integer exact.
+	 */
+	if (fabs(v) < 1e15 && v == (double)(long long)v) {
 		/* An integral value (a sum, a count as a double) reads best as one: 25150. */
 		snprintf(tmp, sizeof(tmp), "%lld", (long long)v);
 	} else {
@@ -169,6 +174,7 @@ void metrics_begin(struct metrics *m, enum metrics_format fmt)
 	m->fmt = fmt;
 	m->len = 0;
 	m->err = 0;
+	m->skipped = 0;
 	m->family[0] = '\0';
 	if (reserve(m, 0))
 		m->buf[0] = '\0';
@@ -176,6 +182,17 @@ void metrics_begin(struct metrics *m, enum metrics_format fmt)
 
 void metrics_end(struct metrics *m)
 {
+	if (m->skipped) {
+		metrics_family(m, "bareatom_metrics_skipped_series", METRICS_GAUGE, NULL,
+			       "Series left out of this exposition: their data could not make a "
+			       "valid one (the program says why on stderr).");
+		metrics_u64(m, NULL, 0, m->skipped);
+		/* Said once per change: a scrape every few seconds would repeat it. */
+		if (m->skipped != m->skipped_said)
+			fprintf(stderr, "%s: %u series left out of the metrics: %s\n",
+				program_invocation_short_name, m->skipped, m->skip_why);
+	}
+	m->skipped_said = m->skipped;
 	if (m->fmt == METRICS_OPENMETRICS)
 		puts_(m, "# EOF\n");
 }
@@ -263,13 +280,28 @@ void metrics_u64(struct metrics *m, const struct metrics_label *l, int nl, uint6
 	printf_(m, "%" PRIu64 "\n", v);
 }
 
+/*
+ * Leave out the series begun at @start: its data cannot make a valid one. The rest of the
+ * page stands; metrics_end() counts what was left out and says why.
+ */
+static void skip_series(struct metrics *m, size_t start, const char *why)
+{
+	if (m->err)
+		return;
+	m->len = start;
+	if (m->buf)
+		m->buf[m->len] = '\0';
+	if (!m->skipped++)
+		m->skip_why = why;
+}
+
 void metrics_double(struct metrics *m, const struct metrics_label *l, int nl, double v)
 {
 	if (!check_sample(m, false))
 		return;
-	/* A counter is never negative nor NaN. */
+	/* A counter is never negative nor NaN: a value that is cannot be shown as one. */
 	if (m->type == METRICS_COUNTER && !(v >= 0)) {
-		m->err = -EINVAL;
+		skip_series(m, m->len, "a counter's value is negative or NaN");
 		return;
 	}
 	put_series(m, scalar_suffix(m), l, nl, NULL);
@@ -282,25 +314,42 @@ void metrics_histogram(struct metrics *m, const struct metrics_label *l, int nl,
 		       bool has_sum, double sum)
 {
 	static const double inf = INFINITY;
+	size_t start = m->len;
 	uint64_t cum = 0;
 
 	if (!check_sample(m, true))
 		return;
+	/*
+	 * OpenMetrics forbids _sum beside a negative bucket and a negative _sum, and wants
+	 * _sum wherever _count is: such a histogram is buckets only (has_sum false).
+	 */
+	if (has_sum && (!(sum >= 0) || (nb && le[0] < 0))) {
+		skip_series(m, start, "a histogram's _sum is negative or beside negative buckets");
+		return;
+	}
 	for (int i = 0; i < nb; i++) {
-		/* Ascending, finite bounds; cumulative counts that never pass the total. */
-		if (!isfinite(le[i]) || (i && !(le[i] > le[i - 1])) || counts[i] > count - cum) {
-			m->err = -EINVAL;
+		/* Ascending, finite bounds. */
+		if (!isfinite(le[i]) || (i && !(le[i] > le[i - 1]))) {
+			skip_series(m, start, "a histogram's bucket bounds are not finite and ascending");
 			return;
 		}
 		cum += counts[i];
 		put_series(m, "_bucket", l, nl, &le[i]);
 		printf_(m, "%" PRIu64 "\n", cum);
 	}
+	/*
+	 * A count below the buckets' sum is a torn read of counters still being added to
+	 * (tpstat's program adds to the bucket before the count, user space reads the count
+	 * first): what the buckets hold was observed, so the count is at least that. The
+	 * next read's count is at least this one's buckets, so the series never goes down.
+	 */
+	if (count < cum)
+		count = cum;
 	put_series(m, "_bucket", l, nl, &inf);
 	printf_(m, "%" PRIu64 "\n", count);
-	put_series(m, "_count", l, nl, NULL);
-	printf_(m, "%" PRIu64 "\n", count);
 	if (has_sum) {
+		put_series(m, "_count", l, nl, NULL);
+		printf_(m, "%" PRIu64 "\n", count);
 		put_series(m, "_sum", l, nl, NULL);
 		put_double(m, sum, false);
 		puts_(m, "\n");

@@ -46,6 +46,13 @@ struct metrics {
 	enum metrics_type type;	/* of the current family */
 	char family[128];	/* the current family's name, "" before the first */
 	int err;		/* 0, or the first error: -E2BIG, -ENOMEM, -EINVAL */
+	/*
+	 * Series whose data could not make a valid one (a histogram's bounds out of order, a
+	 * negative counter): left out, the rest of the page kept; metrics_end() adds
+	 * bareatom_metrics_skipped_series and says why on stderr (once per change).
+	 */
+	unsigned skipped, skipped_said;
+	const char *skip_why;
 };
 
 #define METRICS_CONTENT_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
@@ -76,8 +83,12 @@ void metrics_double(struct metrics *m, const struct metrics_label *l, int nl, do
 /*
  * One histogram of the current histogram family: @nb buckets, bucket i holding the
  * @counts[i] observations in (le[i-1], le[i]] (not cumulative: the writer cumulates), with
- * @le ascending; @count observations in all (the `+Inf` bucket: at least the buckets' sum);
- * @sum printed only when @has_sum (OpenMetrics forbids `_sum` with negative observations).
+ * @le finite and ascending; @count observations in all (the `+Inf` bucket, raised to the
+ * buckets' sum when a torn read left it below). With @has_sum, `_count` and `_sum` follow
+ * (@sum >= 0 and no negative @le: OpenMetrics forbids `_sum` otherwise); without, the
+ * histogram is its buckets only (OpenMetrics allows no `_count` without `_sum`), the
+ * `+Inf` bucket being the count. Bounds out of order or a sum that cannot be shown leave
+ * the series out (counted in @skipped), not the page.
  */
 void metrics_histogram(struct metrics *m, const struct metrics_label *l, int nl,
 		       const double *le, const uint64_t *counts, int nb, uint64_t count,

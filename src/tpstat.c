@@ -48,8 +48,9 @@ struct state {
 	 */
 	struct counts raw, excluded, at_pause, shown, prev;
 	bool paused;
-	int ncpu;			/* CPUs in the slots: possible CPUs, at most TPSTAT_SLOTS */
-	__u64 cpu_count[TPSTAT_MAX_TP][TPSTAT_SLOTS], cpu_delta[TPSTAT_MAX_TP][TPSTAT_SLOTS];
+	int ncpu;			/* possible CPUs */
+	__u64 cpu_count[TPSTAT_MAX_TP][TPSTAT_NR_SLOTS], cpu_delta[TPSTAT_MAX_TP][TPSTAT_NR_SLOTS];
+	__u64 cpu_prev[TPSTAT_NR_SLOTS];
 	__u64 runs[TPSTAT_MAX_TP][MAX_REPEAT];
 	double run_secs[MAX_REPEAT];	/* -r: each run's elapsed time */
 	int nruns;
@@ -159,6 +160,8 @@ static void sub_hist(struct tpstat_hist *c, const struct tpstat_hist *a, const s
 {
 	c->samples = a->samples - b->samples;
 	c->errors = a->errors - b->errors;
+	/* The 128-bit sum: the borrow out of the low word. */
+	c->sum_hi = a->sum_hi - b->sum_hi - (a->sum < b->sum);
 	c->sum = a->sum - b->sum;
 	c->minmax_lost = a->minmax_lost - b->minmax_lost;
 	for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
@@ -192,6 +195,7 @@ static void add_counts(struct counts *c, const struct counts *a)
 
 		ch->samples += ah->samples;
 		ch->errors += ah->errors;
+		ch->sum_hi += ah->sum_hi + (ch->sum + ah->sum < ch->sum);
 		ch->sum += ah->sum;
 		ch->minmax_lost += ah->minmax_lost;
 		for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
@@ -264,7 +268,8 @@ static void fields_rows(struct state *s, bool interval)
 
 		s->hist_rows[env.hist[h].idx][row->nhists++] = (struct tpstat_hist_row){
 			.expr = env.hist[h].expr, .is_signed = s->fields[h].is_signed,
-			.samples = c->samples, .errors = c->errors, .sum = c->sum, .min = c->min,
+			.samples = c->samples, .errors = c->errors, .sum = c->sum,
+			.sum_hi = c->sum_hi, .min = c->min,
 			.max = c->max, .minmax_lost = c->minmax_lost, .buckets = c->buckets,
 			.interval = interval, .linear = env.hist[h].linear, .lmin = env.hist[h].lmin,
 			.lmax = env.hist[h].lmax, .lstep = env.hist[h].lstep,
@@ -295,13 +300,17 @@ static void report(struct state *s, struct tpstat_report *r)
 		row->cpus = s->cpus[i];
 		row->cpu_words = TPSTAT_CPU_WORDS;
 		if (env.per_cpu) {
-			for (int c = 0; c < s->ncpu; c++) {
-				s->cpu_count[i][c] = s->shown.slot[i][c];
-				s->cpu_delta[i][c] = s->shown.slot[i][c] - s->prev.slot[i][c];
-			}
+			__u64 rest_prev;
+			int n = fmt_cpu_counts(s->shown.slot[i], s->ncpu, s->cpu_count[i], &row->rest_count);
+
+			fmt_cpu_counts(s->prev.slot[i], s->ncpu, s->cpu_prev, &rest_prev);
+			for (int c = 0; c < n; c++)
+				s->cpu_delta[i][c] = s->cpu_count[i][c] - s->cpu_prev[c];
 			row->cpu_count = s->cpu_count[i];
 			row->cpu_delta = s->cpu_delta[i];
-			row->ncpu = s->ncpu;
+			row->ncpu = n;
+			row->rest_last = n < s->ncpu ? s->ncpu - 1 : 0;
+			row->rest_delta = row->rest_count - rest_prev;
 		}
 		row->runs = s->runs[i];
 		row->nruns = r->final ? s->nruns : 0;
@@ -336,15 +345,20 @@ static void metrics_snapshot(void *arg, struct tpstat_mview *v)
 	current(s);
 	v->n = env.n;
 	v->ncpu = s->ncpu;
-	for (int i = 0; i < env.n; i++)
+	for (int i = 0; i < env.n; i++) {
 		v->tp[i] = (struct tpstat_mtp){
 			.tp = s->tps[i],
 			.prog = bpf_program__name(s->progs[i]),
 			.prog_fd = bpf_program__fd(s->progs[i]),
 			.hits = total(&s->shown, i),
 			.missed = s->shown.missed[i],
-			.cpu_hits = env.per_cpu ? s->shown.slot[i] : NULL,
 		};
+		if (env.per_cpu) {
+			v->tp[i].ncpu = fmt_cpu_counts(s->shown.slot[i], s->ncpu, s->cpu_count[i],
+						       &v->tp[i].rest_hits);
+			v->tp[i].cpu_hits = s->cpu_count[i];
+		}
+	}
 	fields_rows(s, false);
 	for (int i = 0; i < env.n; i++) {
 		v->tp[i].hists = s->rows[i].hists;
@@ -647,7 +661,7 @@ int main(int argc, char **argv)
 		s.out = env.command ? stderr : stdout;
 	}
 	s.ncpu = libbpf_num_possible_cpus();
-	if (s.ncpu < 1 || s.ncpu > TPSTAT_SLOTS)
+	if (s.ncpu < 1)
 		s.ncpu = TPSTAT_SLOTS;
 
 	s.skel = tpstat_bpf__open();

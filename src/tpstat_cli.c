@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tpstat_cli.h"
+#include "tpstat_fmt.h"
 #include "http_serve.h"
 #include "tplist.h"
 #include "cli.h"
@@ -166,8 +167,7 @@ static void parse_lhist(char *arg)
 	l.step = parse_ll(p[2], arg, "STEP");
 	if (l.max <= l.min || l.step <= 0)
 		util_usage_error("tpstat", "invalid --lhist '%s': MIN < MAX and STEP > 0", arg);
-	n = ((unsigned long long)l.max - (unsigned long long)l.min + (unsigned long long)l.step - 1) /
-	    (unsigned long long)l.step;
+	n = fmt_lhist_steps(l.min, l.max, l.step);
 	if (n > TPSTAT_LHIST_MAX)
 		util_usage_error("tpstat", "--lhist '%s': %llu buckets, at most %d: a larger STEP", arg,
 				 n, TPSTAT_LHIST_MAX);
@@ -388,6 +388,23 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.names[env.n++] = arg;
 		break;
 	case ARGP_KEY_END:
+		/*
+		 * One histogram and one key table per expression: each is a series whose labels
+		 * are its tracepoint and expression text, and a second would repeat them.
+		 */
+		for (int h = 0; h < env.nhist; h++)
+			for (int k = 0; k < h; k++)
+				if (!strcmp(env.hist[h].tp, env.hist[k].tp) &&
+				    !strcmp(env.hist[h].expr, env.hist[k].expr))
+					util_usage_error("tpstat", "%s:%s is given twice (--hist or --lhist): "
+							 "one histogram per expression", env.hist[h].tp,
+							 env.hist[h].expr);
+		for (int b = 0; b < env.nby; b++)
+			for (int k = 0; k < b; k++)
+				if (!strcmp(env.by[b].tp, env.by[k].tp) &&
+				    !strcmp(env.by[b].key, env.by[k].key))
+					util_usage_error("tpstat", "--by %s:%s is given twice", env.by[b].tp,
+							 env.by[b].key);
 		/* A --hist tracepoint is counted too (its samples add up to its count). */
 		for (int h = 0; h < env.nhist && !env.list; h++)
 			env.hist[h].idx = name_index(env.hist[h].tp);

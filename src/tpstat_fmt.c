@@ -70,6 +70,13 @@ static char *cpulist(const struct tpstat_row *row)
 	return buf;
 }
 
+/* "CPU256-8191": the CPUs of -A's last row when they share slots (tpstat_row.rest_last). */
+static const char *rest_name(const struct tpstat_row *row, char *buf, size_t len)
+{
+	snprintf(buf, len, "CPU%d-%d", row->ncpu, row->rest_last);
+	return buf;
+}
+
 static double rate(__u64 delta, double span)
 {
 	return span > 0 ? (double)delta / span : 0.0;
@@ -95,6 +102,53 @@ void fmt_hist_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *ulow
 	*high = lo > (__u64)INT64_MAX ? INT64_MIN : -(__s64)lo;
 }
 
+__u64 fmt_lhist_steps(__s64 lmin, __s64 lmax, __u64 step)
+{
+	/* MAX - MIN fits in 64 bits unsigned for any two 64-bit MIN < MAX; MAX - MIN + STEP may not. */
+	__u64 range = (__u64)lmax - (__u64)lmin;
+
+	return range / step + (range % step != 0);
+}
+
+const char *fmt_sum(char *buf, size_t len, __u64 lo, __u64 hi, bool is_signed)
+{
+	unsigned __int128 v = ((unsigned __int128)hi << 64) | lo;
+	char digits[48];
+	int n = sizeof(digits), neg = is_signed && (__s64)hi < 0;
+
+	if (neg)
+		v = -v;
+	digits[--n] = '\0';
+	do {
+		digits[--n] = '0' + (int)(v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		digits[--n] = '-';
+	snprintf(buf, len, "%s", digits + n);
+	return buf;
+}
+
+double fmt_sum_double(__u64 lo, __u64 hi, bool is_signed)
+{
+	if (is_signed)
+		return (double)(__s64)hi * 18446744073709551616.0 + (double)lo;
+	return (double)hi * 18446744073709551616.0 + (double)lo;
+}
+
+int fmt_cpu_counts(const __u64 *slots, int possible, __u64 *per_cpu, __u64 *rest)
+{
+	/* Slot c is CPU c's own below TPSTAT_NR_SLOTS (the shared ones are CPU & 63 past 256). */
+	int n = possible <= TPSTAT_NR_SLOTS ? possible : TPSTAT_SLOTS;
+
+	*rest = 0;
+	for (int c = 0; c < n; c++)
+		per_cpu[c] = slots[c];
+	for (int k = TPSTAT_SLOTS; n < possible && k < TPSTAT_NR_SLOTS; k++)
+		*rest += slots[k];
+	return n;
+}
+
 /*
  * Display order: for log2, the most negative bucket first, then 0, then the positive ones;
  * for --lhist, below MIN, the steps, MAX or more (-1 past them).
@@ -102,11 +156,13 @@ void fmt_hist_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *ulow
 int fmt_hist_order(const struct tpstat_hist_row *h, int i)
 {
 	if (h->linear) {
-		__u64 step = h->lstep ? h->lstep : 1;
-		int n = (int)(((__u64)h->lmax - (__u64)h->lmin + step - 1) / step);
+		__u64 n = fmt_lhist_steps(h->lmin, h->lmax, h->lstep ? h->lstep : 1);
 
+		/* Below MIN is empty when MIN is the least value the field has: no bucket. */
+		if (i == 0 && h->lmin == (h->is_signed ? INT64_MIN : 0))
+			return -1;
 		/* 0: below MIN; 1..n: the steps; then MAX or more; -1: no such bucket. */
-		return i <= n ? i : i == n + 1 ? TPSTAT_LHIST_MAX + 1 : -1;
+		return (__u64)i <= n ? i : (__u64)i == n + 1 ? TPSTAT_LHIST_MAX + 1 : -1;
 	}
 	return i < 64 ? 128 - i : i == 64 ? 0 : i - 64;
 }
@@ -129,10 +185,9 @@ bool fmt_hist_row_bounds(const struct tpstat_hist_row *h, int b, __s64 *lo, __s6
 		l = (__u64)h->lmax;
 		u = h->is_signed ? (__u64)INT64_MAX : UINT64_MAX;
 	} else {
+		/* l < MAX; the step or what is left up to MAX, whichever is less: no wrap. */
 		l = (__u64)h->lmin + (__u64)(b - 1) * step;
-		u = l + step - 1;
-		if (h->is_signed ? (__s64)u >= h->lmax : u >= (__u64)h->lmax)
-			u = (__u64)h->lmax - 1;
+		u = l + ((__u64)h->lmax - l < step ? (__u64)h->lmax - l : step) - 1;
 	}
 	*lo = (__s64)l;
 	*hi = (__s64)u;
@@ -147,10 +202,16 @@ static void json_hist(struct json *j, const struct tpstat_hist_row *h)
 	json_string_field(j, "expr", h->expr);
 	json_u64_field(j, "samples", h->samples);
 	json_u64_field(j, "errors", h->errors);
-	if (h->is_signed) {
-		json_i64_field(j, "sum", (__s64)h->sum);
+	if (h->is_signed ? h->sum_hi == ((__s64)h->sum < 0 ? UINT64_MAX : 0) : !h->sum_hi) {
+		if (h->is_signed)
+			json_i64_field(j, "sum", (__s64)h->sum);
+		else
+			json_u64_field(j, "sum", h->sum);
 	} else {
-		json_u64_field(j, "sum", h->sum);
+		char sum[48];
+
+		/* Past 64 bits: the exact integer (JSON numbers have no size). */
+		json_number_field(j, "sum", fmt_sum(sum, sizeof(sum), h->sum, h->sum_hi, h->is_signed));
 	}
 	if (!h->samples) {
 		json_null_field(j, "min");
@@ -217,7 +278,7 @@ static void hist_range(const struct tpstat_hist_row *h, int b, char *buf, size_t
 /* A bar chart of @h, from its lowest non-empty bucket to its highest, as bpftrace draws. */
 static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 {
-	char num[32], range[112];
+	char num[48], range[112];
 	int first = -1, last = -1, rw = 0, cw = 0;
 	__u64 top = 0;
 
@@ -225,10 +286,12 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 	if (h->interval)
 		fputs(" in this interval", f);
 	else if (h->samples && h->is_signed)
-		fprintf(f, ", sum %lld, min %lld, max %lld", (long long)h->sum, (long long)h->min,
+		fprintf(f, ", sum %s, min %lld, max %lld",
+			fmt_sum(num, sizeof(num), h->sum, h->sum_hi, true), (long long)h->min,
 			(long long)h->max);
 	else if (h->samples)
-		fprintf(f, ", sum %llu, min %llu, max %llu", (unsigned long long)h->sum,
+		fprintf(f, ", sum %s, min %llu, max %llu",
+			fmt_sum(num, sizeof(num), h->sum, h->sum_hi, false),
 			(unsigned long long)h->min, (unsigned long long)h->max);
 	if (h->errors)
 		fprintf(f, ", errors %s (reads that failed)",
@@ -278,9 +341,30 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, char *buf,
 		size_t len)
 {
-	if (b->kind == TPSTAT_KEY_COMM)
-		snprintf(buf, len, "%.16s", (const char *)e->k);
-	else if (b->is_signed)
+	if (b->kind == TPSTAT_KEY_COMM) {
+		unsigned char comm[17] = {};
+		size_t o = 0;
+
+		memcpy(comm, e->k, 16);
+		for (const unsigned char *p = comm; *p && o + 5 <= len;) {
+			size_t bad = 1, n = util_utf8_char(p, &bad);
+
+			if (*p == '\\') {
+				o += snprintf(buf + o, len - o, "\\\\");
+				p++;
+			} else if (!n || *p < 0x20 || *p == 0x7f) {
+				/* One byte at a time: each shows as itself, never as U+FFFD. */
+				o += snprintf(buf + o, len - o, "\\x%02x", *p);
+				p++;
+			} else {
+				memcpy(buf + o, p, n);
+				o += n;
+				p += n;
+			}
+		}
+		if (len)
+			buf[o < len ? o : len - 1] = '\0';
+	} else if (b->is_signed)
 		snprintf(buf, len, "%lld", (long long)e->k[0]);
 	else
 		snprintf(buf, len, "%llu", (unsigned long long)e->k[0]);
@@ -288,7 +372,7 @@ void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, 
 
 static void json_by(struct json *j, const struct tpstat_by_row *b)
 {
-	char key[32];
+	char key[FMT_KEY_LEN];
 
 	json_object_begin(j);
 	json_string_field(j, "key_expr", b->key_expr);
@@ -318,7 +402,7 @@ static void json_by(struct json *j, const struct tpstat_by_row *b)
 
 static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 {
-	char key[32], num[32];
+	char key[FMT_KEY_LEN], num[32];
 	int kw = (int)strlen(b->key_expr);
 
 	fprintf(f, " %s by %s: %llu key%s", tp, b->key_expr, (unsigned long long)b->nkeys,
@@ -391,6 +475,15 @@ static void json_row(struct json *j, const struct tpstat_row *row, bool final, d
 			json_object_end(j);
 		}
 		json_array_end(j);
+		if (row->rest_last) {
+			/* CPUs sharing slots: one count for them all, never left out. */
+			json_object_field_begin(j, "per_cpu_rest");
+			json_i64_field(j, "first_cpu", row->ncpu);
+			json_i64_field(j, "last_cpu", row->rest_last);
+			json_u64_field(j, "count", row->rest_count);
+			json_u64_field(j, "delta", row->rest_delta);
+			json_object_end(j);
+		}
 	}
 	if (row->nruns) {
 		double mean, sd, noise;
@@ -464,7 +557,7 @@ void fmt_interval_header(FILE *f)
 
 void fmt_interval(FILE *f, const struct tpstat_report *r)
 {
-	char num[32], mnum[32];
+	char num[32], mnum[32], cpus_rest[32];
 
 	for (int i = 0; i < r->n; i++) {
 		const struct tpstat_row *row = &r->rows[i];
@@ -479,6 +572,11 @@ void fmt_interval(FILE *f, const struct tpstat_report *r)
 			fprintf(f, "%13.3f    CPU%-24d %-5s %15s %9s %14.1f\n", r->elapsed, c, "",
 				fmt_thousands(num, sizeof(num), row->cpu_delta[c]), "-",
 				rate(row->cpu_delta[c], r->span));
+		if (row->cpu_count && row->rest_last)
+			fprintf(f, "%13.3f    %-27s %-5s %15s %9s %14.1f\n", r->elapsed,
+				rest_name(row, cpus_rest, sizeof(cpus_rest)), "",
+				fmt_thousands(num, sizeof(num), row->rest_delta), "-",
+				rate(row->rest_delta, r->span));
 	}
 	/* --hist: the interval's own histogram (its deltas) under its lines. */
 	for (int i = 0; i < r->n; i++)
@@ -492,7 +590,7 @@ void fmt_interval(FILE *f, const struct tpstat_report *r)
 
 void fmt_table(FILE *f, const struct tpstat_report *r)
 {
-	char num[32], mnum[32];
+	char num[32], mnum[32], cpus_rest[32];
 	int nruns = r->n ? r->rows[0].nruns : 0;
 	const char *target = r->target ? r->target : "system wide";
 
@@ -532,6 +630,11 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 			fprintf(f, "    CPU%-25d %-5s %-9s %15s %9s %14.1f\n", c, "", "",
 				fmt_thousands(num, sizeof(num), row->cpu_count[c]), "-",
 				rate(row->cpu_count[c], r->elapsed - r->paused_secs));
+		if (row->cpu_count && row->rest_last)
+			fprintf(f, "    %-28s %-5s %-9s %15s %9s %14.1f\n",
+				rest_name(row, cpus_rest, sizeof(cpus_rest)), "", "",
+				fmt_thousands(num, sizeof(num), row->rest_count), "-",
+				rate(row->rest_count, r->elapsed - r->paused_secs));
 	}
 	if (r->nruns) {
 		double mean, sd, noise;
@@ -611,6 +714,16 @@ void fmt_csv(FILE *f, const struct tpstat_report *r)
 			fprintf(f, "CPU%d%s%llu%s%s", c, s, (unsigned long long)v, s, s);
 			fprintf(f, "%s%s%s%s%s%s", row->name, s, tp_kind_name(row->kind), s, row->module, s);
 			fprintf(f, "%.1f%s%d\n", rate(v, span), s, c);
+		}
+		if (row->cpu_count && row->rest_last) {
+			__u64 v = r->final ? row->rest_count : row->rest_delta;
+
+			if (!r->final)
+				fprintf(f, "%.3f%s", r->elapsed, s);
+			fprintf(f, "%s%s%llu%s%s", rest_name(row, cpus, sizeof(cpus)), s,
+				(unsigned long long)v, s, s);
+			fprintf(f, "%s%s%s%s%s%s", row->name, s, tp_kind_name(row->kind), s, row->module, s);
+			fprintf(f, "%.1f%s%d-%d\n", rate(v, span), s, row->ncpu, row->rest_last);
 		}
 	}
 	fflush(f);

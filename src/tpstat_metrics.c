@@ -68,9 +68,14 @@ static void tp_labels(struct metrics_label *l, const struct tpstat_mtp *t)
 }
 
 /*
- * A --hist as an OpenMetrics histogram: every bucket of its layout, in ascending order
- * (a fixed set of le, so that rates over time compare like with like), each le the
- * bucket's upper bound; _count the samples; _sum only when no value can be negative.
+ * A --hist as a histogram: every bucket of its layout, in ascending order (a fixed set of
+ * le, so that rates over time compare like with like), each le the bucket's upper bound.
+ * Buckets whose bounds are the same double (large values, a small --lhist STEP) are one
+ * bucket: the counts of le are cumulative, so merging them is exact at that le.
+ * An unsigned field has _count and _sum (the 128-bit sum as a double). A signed one is
+ * its buckets only, in every state: its layout has negative buckets, beside which
+ * OpenMetrics forbids _sum, and it allows no _count without _sum; the +Inf bucket is
+ * the count.
  */
 static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const struct tpstat_hist_row *h)
 {
@@ -83,31 +88,38 @@ static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const str
 		int b = fmt_hist_order(h, i);
 		__s64 lo, hi;
 		__u64 ulo, uhi;
+		double bound;
 
 		if (b < 0)
 			continue;
 		/* An unsigned field has no negative buckets; a signed one no 2^63. */
 		if (!h->linear && (h->is_signed ? b == 64 : b > 64))
 			continue;
+		/* The top --lhist bucket has no finite bound: it is +Inf's share. */
+		if (h->linear && b == TPSTAT_LHIST_MAX + 1)
+			continue;
 		if (fmt_hist_row_bounds(h, b, &lo, &hi, &ulo, &uhi))
-			le[nb] = (double)uhi;
+			bound = (double)uhi;
 		else
-			le[nb] = (double)hi;
+			bound = (double)hi;
+		if (nb && bound <= le[nb - 1]) {
+			counts[nb - 1] += h->buckets[b];
+			continue;
+		}
+		le[nb] = bound;
 		counts[nb++] = h->buckets[b];
 	}
-	metrics_histogram(m, l, 2, le, counts, nb, h->samples,
-			  !h->is_signed || (h->samples && (__s64)h->min >= 0), (double)(__s64)h->sum);
+	metrics_histogram(m, l, 2, le, counts, nb, h->samples, !h->is_signed,
+			  fmt_sum_double(h->sum, h->sum_hi, false));
 }
 
-static void render(void *arg, struct metrics *m)
+void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 {
-	struct tpstat_mview *v = &mx.v;
 	struct metrics_label l[4];
 	double start = util_now();
-	char cpu[16];
+	char cpu[32];
 	long entries;
 
-	mx.snapshot(mx.arg, v);
 	metrics_family(m, "bareatom_tracepoint_hits", METRICS_COUNTER, NULL,
 		       "Hits of a raw or bare tracepoint counted by tpstat's BPF program.");
 	for (int i = 0; i < v->n; i++) {
@@ -126,10 +138,16 @@ static void render(void *arg, struct metrics *m)
 			       "Hits per CPU (tpstat -A).");
 		for (int i = 0; i < v->n; i++) {
 			tp_labels(l, &v->tp[i]);
-			for (int c = 0; c < v->ncpu; c++) {
+			for (int c = 0; c < v->tp[i].ncpu; c++) {
 				snprintf(cpu, sizeof(cpu), "%d", c);
 				l[3] = (struct metrics_label){ "cpu", cpu };
 				metrics_u64(m, l, 4, v->tp[i].cpu_hits[c]);
+			}
+			/* CPUs that share slots: one series for them all, cpu="256-8191". */
+			if (v->tp[i].ncpu < v->ncpu) {
+				snprintf(cpu, sizeof(cpu), "%d-%d", v->tp[i].ncpu, v->ncpu - 1);
+				l[3] = (struct metrics_label){ "cpu", cpu };
+				metrics_u64(m, l, 4, v->tp[i].rest_hits);
 			}
 		}
 	}
@@ -152,15 +170,19 @@ static void render(void *arg, struct metrics *m)
 			l[1] = (struct metrics_label){ "expr", v->tp[i].hists[h].expr };
 			metrics_u64(m, l, 2, v->tp[i].hists[h].errors);
 		}
-	/* --by: the top keys (the cap is --top), the rest in one key="other" series. */
+	/*
+	 * --by: the top keys (the cap is --top) as key_hits{key}; the rest in a family of its
+	 * own, since any text a key="..." could use is also a possible key (a process named
+	 * "other"). fmt_by_key gives two comms two texts.
+	 */
 	for (int i = 0, first = 1; i < v->n; i++)
 		for (int b = 0; b < v->tp[i].nbys; b++) {
 			const struct tpstat_by_row *br = &v->tp[i].bys[b];
-			char key[32];
+			char key[FMT_KEY_LEN];
 
 			if (first)
 				metrics_family(m, "bareatom_tracepoint_key_hits", METRICS_COUNTER, NULL,
-					       "Hits per key (tpstat --by); the keys beyond --top in key=\"other\".");
+					       "Hits per key (tpstat --by), the top --top keys.");
 			first = 0;
 			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
 			l[1] = (struct metrics_label){ "key_expr", br->key_expr };
@@ -169,15 +191,23 @@ static void render(void *arg, struct metrics *m)
 				l[2] = (struct metrics_label){ "key", key };
 				metrics_u64(m, l, 3, br->entries[e].count);
 			}
-			l[2] = (struct metrics_label){ "key", "other" };
-			metrics_u64(m, l, 3, br->other);
+		}
+	for (int i = 0, first = 1; i < v->n; i++)
+		for (int b = 0; b < v->tp[i].nbys; b++) {
+			if (first)
+				metrics_family(m, "bareatom_tracepoint_key_other_hits", METRICS_COUNTER, NULL,
+					       "Hits of the keys beyond --top, together (tpstat --by).");
+			first = 0;
+			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
+			l[1] = (struct metrics_label){ "key_expr", v->tp[i].bys[b].key_expr };
+			metrics_u64(m, l, 2, v->tp[i].bys[b].other);
 		}
 	for (int i = 0, first = 1; i < v->n; i++)
 		for (int b = 0; b < v->tp[i].nbys; b++) {
 			if (first)
 				metrics_family(m, "bareatom_tracepoint_key_dropped", METRICS_COUNTER, NULL,
 					       "Hits whose key found no slot in the table (full or busy): "
-					       "the keys + other + dropped + errors = hits.");
+					       "key_hits + key_other_hits + key_dropped = hits.");
 			first = 0;
 			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
 			l[1] = (struct metrics_label){ "key_expr", v->tp[i].bys[b].key_expr };
@@ -244,6 +274,12 @@ static void render(void *arg, struct metrics *m)
 	metrics_family(m, "bareatom_scrape_duration_seconds", METRICS_GAUGE, "seconds",
 		       "Time this exposition took to gather, up to this line.");
 	metrics_double(m, NULL, 0, util_now() - start);
+}
+
+static void render(void *arg, struct metrics *m)
+{
+	mx.snapshot(mx.arg, &mx.v);
+	tpstat_metrics_write(m, &mx.v);
 }
 
 int tpstat_metrics_open(const char *listen, const char *textfile, double period,

@@ -20,6 +20,8 @@ struct tpstat_mtp {
 	int prog_fd;
 	__u64 hits, missed;		/* hits the program counted; hits it could not see */
 	const __u64 *cpu_hits;		/* with -A: per CPU 0 .. ncpu-1; else NULL */
+	int ncpu;			/* CPUs with a count of their own (fmt_cpu_counts) */
+	__u64 rest_hits;		/* CPUs ncpu .. the view's ncpu - 1, which share slots */
 	const struct tpstat_hist_row *hists;	/* --hist and --lhist, the totals */
 	int nhists;
 	const struct tpstat_by_row *bys;	/* --by: the top --top keys, the rest in other */
@@ -27,12 +29,19 @@ struct tpstat_mtp {
 };
 
 struct tpstat_mview {
-	int n, ncpu;
+	int n, ncpu;			/* tracepoints; possible CPUs */
 	struct tpstat_mtp tp[TPSTAT_MAX_TP];
 	int targets_fd;			/* the targets hash (map fill), -1 when none */
 	__u32 targets_max;
 	__u64 untracked_forks;		/* forks that found the targets map full */
 };
+
+/*
+ * The exposition of @v into @m (between metrics_begin and metrics_end): what a scrape
+ * serves, apart from the snapshot so that a host test can give it any view.
+ */
+struct metrics;
+void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v);
 
 /* Fill @v with the counts as tpstat would report them now. */
 typedef void (*tpstat_snapshot_fn)(void *arg, struct tpstat_mview *v);

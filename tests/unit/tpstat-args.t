@@ -57,6 +57,15 @@ usage_error "invalid --lhist 'tpgen_a:seq:0:10:x': STEP 'x' is not a whole numbe
 usage_error "invalid --lhist 'tpgen_a:seq:10:10:1': MIN < MAX and STEP > 0" --lhist tpgen_a:seq:10:10:1
 usage_error "invalid --lhist 'tpgen_a:seq:0:10:0': MIN < MAX and STEP > 0" --lhist tpgen_a:seq:0:10:0
 usage_error "128 buckets, at most 127: a larger STEP" --lhist tpgen_a:seq:0:128:1
+# MAX - MIN + STEP used to wrap: 2^64 - 1 over 2^57 is 128 buckets, not 0.
+usage_error "128 buckets, at most 127: a larger STEP" \
+	--lhist tpgen_a:seq:-9223372036854775808:9223372036854775807:144115188075855872
+# One histogram and one key table per expression: a second would repeat its series' labels.
+usage_error "tpgen_a:seq is given twice (--hist or --lhist): one histogram per expression" \
+	--hist tpgen_a:seq --hist tpgen_a:seq
+usage_error "tpgen_a:seq is given twice (--hist or --lhist): one histogram per expression" \
+	--hist tpgen_a:seq --lhist tpgen_a:seq:0:100:10
+usage_error "--by tpgen_a:comm is given twice" --by tpgen_a:comm --by tpgen_a:comm
 usage_error "invalid --by 'sched_switch': TRACEPOINT:KEY" --by sched_switch
 usage_error "invalid --by 'sched_switch:': TRACEPOINT:KEY" --by sched_switch:
 usage_error "too many --by: at most 8" $(for i in $(seq 9); do echo --by sched_switch:cpu; done)

@@ -122,5 +122,58 @@ int main(void)
 	t = table_of(5);
 	ASSERT_STREQ((p = strstr(t, ",8186,8188,8190 (0)")) ? "found" : "missing", "found",
 	       "every second CPU of 8192: the table lists all 4096");
+
+	/* -A: every CPU's hits shown, one by one while slots are their own, then together. */
+	{
+		__u64 s6[TPSTAT_NR_SLOTS], per[TPSTAT_NR_SLOTS], rest, want6 = 0;
+		struct tpstat_row row;
+		struct tpstat_report r = { .n = 1, .final = true, .per_cpu = true, .rows = &row };
+		char *out;
+		size_t len;
+		FILE *f;
+		int n;
+
+		for (int cpu = 0; cpu < 320; cpu++)
+			hit(6, cpu, 1);
+		for (int k = 0; k < TPSTAT_NR_SLOTS; k++)
+			s6[k] = slots[k].count[6];
+		n = fmt_cpu_counts(s6, 320, per, &rest);
+		ASSERT_TRUE(n == 320 && per[299] == 1 && per[319] == 1,
+			    "-A on 320 CPUs: each has its own slot, 320 rows (they stopped at 255)");
+		for (int cpu = 320; cpu < 1000; cpu++)
+			hit(6, cpu, 1);
+		for (int k = 0; k < TPSTAT_NR_SLOTS; k++)
+			s6[k] = slots[k].count[6];
+		n = fmt_cpu_counts(s6, 1000, per, &rest);
+		for (int c = 0; c < n; c++)
+			want6 += per[c];
+		ASSERT_TRUE(n == 256 && rest == 1000 - 256 && want6 + rest == row_of(6).count,
+			    "-A on 1000 CPUs: 256 rows and the other 744 CPUs' hits together, "
+			    "adding up to the count");
+		row = row_of(6);
+		row.cpu_count = row.cpu_delta = per;
+		row.ncpu = n;
+		row.rest_last = 999;
+		row.rest_count = row.rest_delta = rest;
+		f = open_memstream(&out, &len);
+		fmt_table(f, &r);
+		fclose(f);
+		ASSERT_STRSTR(out, "\n    CPU255 ", "table: CPU 255's row");
+		ASSERT_STRSTR(out, "\n    CPU256-999                                               744         -",
+			      "table: then one row for CPUs 256-999 (their slots are shared)");
+		free(out);
+		r.csv = ",";
+		f = open_memstream(&out, &len);
+		fmt_csv(f, &r);
+		fclose(f);
+		ASSERT_STRSTR(out, "\nCPU256-999,744,,", "CSV: the row for CPUs 256-999");
+		free(out);
+		f = open_memstream(&out, &len);
+		fmt_json(f, &r);
+		fclose(f);
+		ASSERT_STRSTR(out, "\"per_cpu_rest\":{\"first_cpu\":256,\"last_cpu\":999,\"count\":744,"
+			      "\"delta\":744}", "JSON: per_cpu_rest for CPUs 256-999");
+		free(out);
+	}
 	return test_done();
 }

@@ -220,5 +220,101 @@ int main(void)
 			      "table --lhist: the steps, then MAX or more, nothing past it");
 		free(text);
 	}
+	{
+		/* The 128-bit sum: BPF's carry and sign words against the compiler's __int128. */
+		struct tpstat_hist u = { .min = UINT64_MAX }, sg = { .min = INT64_MAX, .max = (__u64)INT64_MIN };
+		unsigned __int128 uref = 0;
+		__int128 sref = 0;
+		__u64 x = 88172645463325252ULL;
+		char buf[48];
+
+		for (int k = 0; k < 3; k++) {
+			tpstat_hist_record(&u, 1ULL << 63, false, 64);
+			uref += 1ULL << 63;
+		}
+		ASSERT_TRUE(u.sum == 1ULL << 63 && u.sum_hi == 1,
+			    "unsigned 3 x 2^63: low word 2^63, high word 1 (the u64 sum wrapped)");
+		ASSERT_STREQ(fmt_sum(buf, sizeof(buf), u.sum, u.sum_hi, false), "27670116110564327424",
+			     "and prints as 27670116110564327424, not a wrapped or negative number");
+		for (int k = 0; k < 100000; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			tpstat_hist_record(&u, x, false, tpstat_bucket(x, false));
+			tpstat_hist_record(&sg, x, true, tpstat_bucket(x, true));
+			uref += x;
+			sref += (__s64)x;
+		}
+		ASSERT_TRUE(u.sum == (__u64)uref && u.sum_hi == (__u64)(uref >> 64),
+			    "100000 random u64s: the 128-bit sum is exact");
+		ASSERT_TRUE(sg.sum == (__u64)sref && sg.sum_hi == (__u64)((unsigned __int128)sref >> 64),
+			    "100000 random s64s: the 128-bit two's complement sum is exact");
+		ASSERT_STREQ(fmt_sum(buf, sizeof(buf), 0, UINT64_MAX, true), "-18446744073709551616",
+			     "a signed sum of -2^64 prints as such");
+		{
+			struct tpstat_hist_row hr = { .expr = "x", .samples = 3, .sum = 1ULL << 63,
+				.sum_hi = 1, .max = 1ULL << 63, .min = 1ULL << 63, .buckets = u.buckets };
+			struct tpstat_row row = { .name = "t", .module = "m", .cpus = &sum, .first_cpu = -1,
+				.hists = &hr, .nhists = 1 };
+			struct tpstat_report r = { .n = 1, .rows = &row, .final = true };
+			char *text;
+			size_t len;
+			FILE *mf = open_memstream(&text, &len);
+
+			fmt_json(mf, &r);
+			fclose(mf);
+			ASSERT_STRSTR(text, "\"samples\":3,\"errors\":0,\"sum\":27670116110564327424,",
+				      "JSON: a sum past 2^64 is the exact integer");
+			free(text);
+			mf = open_memstream(&text, &len);
+			fmt_table(mf, &r);
+			fclose(mf);
+			ASSERT_STRSTR(text, "samples 3, sum 27670116110564327424, min 9223372036854775808",
+				      "table: the sum past 2^64 exactly, 2^63 not negative");
+			free(text);
+		}
+	}
+	{
+		/* --lhist from 0 on an unsigned field: the below-0 bucket has no range, no row. */
+		__u64 b[TPSTAT_HIST_SLOTS] = { [1] = 3 };
+		struct tpstat_hist_row lr = { .expr = "util", .samples = 3, .buckets = b, .linear = true,
+			.lmin = 0, .lmax = 1024, .lstep = 64 };
+		struct tpstat_hist_row wide = { .expr = "seq", .is_signed = true, .buckets = b,
+			.linear = true, .lmin = INT64_MIN, .lmax = INT64_MAX, .lstep = 1ULL << 62 };
+		__s64 lo, hi;
+		__u64 ulo, uhi;
+
+		ASSERT_EQ(fmt_hist_order(&lr, 0), -1, "--lhist 0:1024:64 unsigned: no bucket below 0");
+		ASSERT_EQ(fmt_hist_order(&lr, 16), 16, "its 16 steps");
+		ASSERT_EQ(fmt_hist_order(&lr, 17), TPSTAT_LHIST_MAX + 1, "then 1024 or more");
+		ASSERT_EQ(fmt_hist_order(&wide, 0), -1, "--lhist from INT64_MIN: no bucket below it");
+		ASSERT_EQ(fmt_hist_order(&wide, 4), 4, "INT64_MIN:INT64_MAX:2^62: 4 steps");
+		ASSERT_EQ(fmt_hist_order(&wide, 5), TPSTAT_LHIST_MAX + 1, "then MAX");
+		fmt_hist_row_bounds(&wide, 4, &lo, &hi, &ulo, &uhi);
+		ASSERT_TRUE(lo == 1LL << 62 && hi == INT64_MAX - 1, "its last step is [2^62, 2^63 - 2]");
+		wide.lmin = INT64_MAX - 10;
+		fmt_hist_row_bounds(&wide, 1, &lo, &hi, &ulo, &uhi);
+		ASSERT_TRUE(lo == INT64_MAX - 10 && hi == INT64_MAX - 1,
+			    "a step past MAX ends at MAX - 1 (lo + STEP wrapped before)");
+	}
+	{
+		/* Comm keys: the bytes that are not printable UTF-8 as \xHH, \ as \\. */
+		struct tpstat_by_entry e[4] = {};
+		struct tpstat_by_row br = { .key_expr = "comm", .kind = TPSTAT_KEY_COMM, .entries = e };
+		char k1[FMT_KEY_LEN], k2[FMT_KEY_LEN], k3[FMT_KEY_LEN], k4[FMT_KEY_LEN];
+
+		memcpy(e[0].k, "a\xff", 2);
+		memcpy(e[1].k, "a\xfe", 2);
+		memcpy(e[2].k, "a\\xff", 5);
+		memcpy(e[3].k, "\xc3\xa9t\xc3\n\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 15);
+		fmt_by_key(&br, &e[0], k1, sizeof(k1));
+		fmt_by_key(&br, &e[1], k2, sizeof(k2));
+		fmt_by_key(&br, &e[2], k3, sizeof(k3));
+		fmt_by_key(&br, &e[3], k4, sizeof(k4));
+		ASSERT_TRUE(!strcmp(k1, "a\\xff") && !strcmp(k2, "a\\xfe") && !strcmp(k3, "a\\\\xff"),
+			    "a\\xff, a\\xfe and a\\\\xff: three comms, three texts");
+		ASSERT_STREQ(k4, "\xc3\xa9t\\xc3\\x0a\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff",
+			     "UTF-8 kept, a cut sequence and a newline escaped, 15 bytes fit");
+	}
 	return test_done();
 }

@@ -3,7 +3,8 @@
 # behind p1, one on p2; the make run topology), the served hosts per port and group and the
 # events per kind equal what the reports imply and what eht-hosts -s reads from the pins;
 # a group that fast leave deletes leaves the exposition; promtool passes it; the textfile
-# holds the final table. promtool is shared in by tests/run-all.
+# holds the final table. promtool and the OpenMetrics reference parser (om-check) are shared
+# in by tests/run-all.
 . "$(dirname "$0")/tap.sh"
 promtool=/mnt/share/prometheus/promtool
 G=239.1.1.1 S1=192.0.2.1 S2=192.0.2.2 S3=192.0.2.3
@@ -81,7 +82,14 @@ if [ -x $promtool ]; then
 else
 	ok 1 "promtool check metrics: no $promtool (run under tests/run-all, which shares it)"
 fi
-is "$(scrape 'application/openmetrics-text' | tail -n1)" "# EOF" "OpenMetrics when asked"
+scrape 'application/openmetrics-text' >"$work/served.om"
+is "$(tail -n1 "$work/served.om")" "# EOF" "OpenMetrics when asked"
+out=$("$(dirname "$0")/om-check" "$work/served.om" 2>&1); rc=$?
+if [ $rc = 2 ]; then
+	ok 1 "the OpenMetrics reference parser: $out (run under tests/run-all; make prom-share)"
+else
+	ok $rc "the OpenMetrics reference parser passes the OpenMetrics exposition${out:+: $out}"
+fi
 
 send h3 leave $G
 body=$(scrape)

@@ -2,9 +2,13 @@
 # tpstat --listen and --textfile: the served hits equal exactly what tpgen fired, per CPU
 # with -A, BPF run counts with kernel.bpf_stats_enabled, the targets map's fill, both
 # formats, a silent client that does not stop counting, the textfile's final counts, and
-# promtool on what is served and written (promtool shared in by tests/run-all).
+# promtool on what is served and written (promtool shared in by tests/run-all), and the
+# OpenMetrics reference parser (om-check) on every OpenMetrics exposition: histograms
+# signed and unsigned, --lhist from 0 and over the whole signed range, empty and busy, --by
+# keys of processes named "other" and of invalid UTF-8, scrapes while a million events fire.
 . "$(dirname "$0")/tap.sh"
 promtool=/mnt/share/prometheus/promtool
+omcheck=$(dirname "$0")/om-check
 work=$(mktemp -d)
 modprobe tpgen
 
@@ -41,6 +45,16 @@ promcheck() {	# promtool check metrics FILE DESCRIPTION
 		ok 1 "$2: no $promtool (run under tests/run-all, which shares it)"
 	fi
 }
+omcheck() {	# om-check FILE... DESCRIPTION: the OpenMetrics reference parser passes them
+	local out rc
+	out=$("$omcheck" "${@:1:$#-1}" 2>&1); rc=$?
+	if [ $rc = 2 ]; then
+		ok 1 "${!#}: $out (run under tests/run-all, which shares it; make prom-share)"
+	else
+		ok $rc "${!#}${out:+: $(head -n 3 <<<"$out")}"
+	fi
+}
+om_scrape() { scrape 'application/openmetrics-text;version=1.0.0'; }
 tp='{tracepoint="tpgen_a",kind="bare",module="tpgen"}'
 tpb='{tracepoint="tpgen_b",kind="bare",module="tpgen"}'
 ncpu=$(nproc)
@@ -68,6 +82,8 @@ promcheck "$work/served.prom" "promtool check metrics passes the 0.0.4 expositio
 om=$(scrape 'application/openmetrics-text;version=1.0.0')
 is "$(tail -n1 <<<"$om")" "# EOF" "OpenMetrics when asked, ending in # EOF"
 is "$(grep -c '^# TYPE bareatom_tracepoint_hits counter$' <<<"$om")" 1 "OpenMetrics: the family named without _total"
+printf '%s\n' "$om" >"$work/served.om"
+omcheck "$work/served.om" "the OpenMetrics parser passes the OpenMetrics exposition"
 
 # A silent client does not stop counting, and the scrape after it is exact.
 exec 5<>/dev/tcp/127.0.0.1/$port
@@ -115,6 +131,8 @@ awk '$1 == "bareatom_bpf_run_seconds_total{program=\"tpstat_0\",tracepoint=\"tpg
 ok $? "and its run time is there, above 0"
 printf '%s\n' "$body" >"$work/served-A.prom"
 promcheck "$work/served-A.prom" "promtool check metrics passes the -A exposition"
+om_scrape >"$work/served-A.om"
+omcheck "$work/served-A.om" "the OpenMetrics parser passes the -A exposition"
 kill -INT $tp_pid; wait $tp_pid
 sysctl -q -w kernel.bpf_stats_enabled=0
 
@@ -136,10 +154,12 @@ err_case 2 "an empty path" "tpstat --textfile ''" tpstat --textfile '' tpgen_a
 err_case 2 "-l takes no other options" "tpstat -l --listen" tpstat -l --listen 127.0.0.1:1
 err_case 1 "cannot listen on 192.0.2.1:9465: Cannot assign requested address" \
 	"tpstat --listen on an address not here" tpstat --listen 192.0.2.1:9465 -d 1 tpgen_a
+err_case 2 "tpgen_a:seq is given twice (--hist or --lhist): one histogram per expression" \
+	"the same --hist twice: its series would repeat" tpstat -d 1 --hist tpgen_a:seq --hist tpgen_a:seq tpgen_a
 err_case 1 "cannot write $work/missing/x.prom: No such file or directory" \
 	"tpstat --textfile in a missing directory: says so once" tpstat -d 0.3 -i 0.1 --textfile "$work/missing/x.prom" tpgen_a
 
-# --hist as an OpenMetrics histogram, --by as labelled counters with the rest in key="other".
+# --hist as an OpenMetrics histogram, --by as labelled counters with the rest in key_other_hits.
 start_tpstat "$work/h" -a --listen 127.0.0.1:0 --hist tpgen_a:seq --by tpgen_a:cpu --top 1 tpgen_a
 ok $? "tpstat --listen with --hist tpgen_a:seq and --by tpgen_a:cpu --top 1"
 taskset -c 0 sh -c "echo tpgen_a 200 > $TPGEN/fire"
@@ -156,12 +176,85 @@ is "$(sample "bareatom_tracepoint_value_bucket$hv,le=\"+Inf\"}" <<<"$body")" $((
 	"and +Inf holds them all"
 kv='{tracepoint="tpgen_a",key_expr="cpu"'
 is "$(sample "bareatom_tracepoint_key_hits_total$kv,key=\"0\"}" <<<"$body")" 200 "key_hits{key=0}: CPU 0's 200"
-is "$(sample "bareatom_tracepoint_key_hits_total$kv,key=\"other\"}" <<<"$body")" $((ncpu > 1 ? 100 : 0)) \
-	"--top 1: CPU 1's 100 in key=\"other\""
+is "$(sample "bareatom_tracepoint_key_other_hits_total$kv}" <<<"$body")" $((ncpu > 1 ? 100 : 0)) \
+	"--top 1: CPU 1's 100 in key_other_hits"
 is "$(sample "bareatom_tracepoint_keys_shown$kv}" <<<"$body")/$(sample "bareatom_tracepoint_key_dropped_total$kv}" <<<"$body")" \
 	"1/0" "the cap is reported (1 series), nothing dropped"
 printf '%s\n' "$body" >"$work/fields.prom"
 promcheck "$work/fields.prom" "promtool check metrics passes the histogram and the key counters"
+om_scrape >"$work/fields.om"
+omcheck "$work/fields.om" "the OpenMetrics parser passes the histogram and the key counters"
+kill -INT $tp_pid; wait $tp_pid
+
+# Histograms every parser takes: --lhist from 0 on an unsigned field (its below-0 bucket
+# has no range: it used to get le=2^64-1 and fail every scrape), a signed field (buckets
+# only: no _sum beside negative buckets, no _count without _sum), one that never fires
+# (empty), an --lhist over the whole signed range (4 steps; it had 0 and lost its samples);
+# --by comm with processes named "other", "a\xff" and "a\xfe" (distinct series, the rest in
+# key_other_hits). Checked empty, then busy.
+wide=-9223372036854775808:9223372036854775807:4611686018427387904
+start_tpstat "$work/e" -a --listen 127.0.0.1:0 --textfile "$work/edge.prom" \
+	--lhist tpgen_a:seq:0:1024:64 --hist tpgen_b:ctx-\>cpu \
+	--lhist tpgen_a:ctx-\>cpu:$wide --by tpgen_a:comm --top 3 tpgen_a tpgen_b
+ok $? "tpstat --lhist from 0, signed --hist, --lhist over the whole signed range, --by comm"
+om_scrape >"$work/edge-empty.om"
+scrape >"$work/edge-empty.prom"
+omcheck "$work/edge-empty.om" "OpenMetrics parser: those histograms and keys with no samples yet"
+promcheck "$work/edge-empty.prom" "promtool: the same, empty"
+cp /bin/sh "$work/other"
+cp /bin/sh "$work/a$(printf '\xff')"
+cp /bin/sh "$work/a$(printf '\xfe')"
+a0=$(tpgen_stat tpgen_a)
+"$work/other" -c "echo tpgen_a 30 > $TPGEN/fire"
+"$work/a$(printf '\xff')" -c "echo tpgen_a 20 > $TPGEN/fire"
+"$work/a$(printf '\xfe')" -c "echo tpgen_a 10 > $TPGEN/fire"
+taskset -c 0 sh -c "echo tpgen_a 5 > $TPGEN/fire"
+echo "tpgen_b 7" > $TPGEN/fire
+fired=$(($(tpgen_stat tpgen_a) - a0))
+om_scrape >"$work/edge.om"
+scrape >"$work/edge-busy.prom"
+omcheck "$work/edge.om" "OpenMetrics parser: the same, busy"
+promcheck "$work/edge-busy.prom" "promtool: the same, busy"
+lv='{tracepoint="tpgen_a",expr="seq"'
+is "$(sample "bareatom_tracepoint_value_bucket$lv,le=\"63.0\"}" <"$work/edge.om")/$(grep -c "^bareatom_tracepoint_value_bucket$lv," "$work/edge.om")" \
+	"$fired/17" "--lhist 0:1024:64: seq 1..30 all in le=63; 16 steps and +Inf, nothing below 0"
+cv='{tracepoint="tpgen_b",expr="ctx->cpu"'
+is "$(sample "bareatom_tracepoint_value_bucket$cv,le=\"+Inf\"}" <"$work/edge.om")/$(grep -c "^bareatom_tracepoint_value_\(count\|sum\)$cv" "$work/edge.om")" \
+	"7/0" "signed --hist: +Inf holds every sample, no _count or _sum"
+wv='{tracepoint="tpgen_a",expr="ctx->cpu"'
+is "$(sample "bareatom_tracepoint_value_bucket$wv,le=\"4.611686018427388e+18\"}" <"$work/edge.om")" "$fired" \
+	"--lhist over the whole signed range: every sample up to 2^62 (CPU numbers)"
+kv='{tracepoint="tpgen_a",key_expr="comm"'
+is "$(sample "bareatom_tracepoint_key_hits_total$kv,key=\"other\"}" <"$work/edge.om")" 30 \
+	"the process named other: its own 30, not mixed with the keys beyond --top"
+# (grep -F: awk -v would read the backslashes of the key as escapes)
+is "$(grep -F "$kv,key=\"a\\\\xff\"}" "$work/edge.om" | cut -d' ' -f2)/$(grep -F "$kv,key=\"a\\\\xfe\"}" "$work/edge.om" | cut -d' ' -f2)" \
+	"20/10" "comms a\\xff and a\\xfe: two series (they escaped to one text before)"
+is "$(sample "bareatom_tracepoint_key_other_hits_total$kv}" <"$work/edge.om")" 5 \
+	"the keys beyond --top 3 (sh's 5) in key_other_hits"
+kill -INT $tp_pid; wait $tp_pid
+is "$?" 0 "tpstat ends cleanly"
+is "$(grep -A8 '^ tpgen_a:ctx->cpu  samples' "$work/e.out" |
+	awk '$1 == "[0," && $2 == "4611686018427387903]" { gsub(",", "", $3); print $3 }')" "$fired" \
+	"--lhist over the whole signed range: its samples are in [0, 4611686018427387903] in the table"
+promcheck "$work/edge.prom" "promtool: the final textfile"
+
+# A torn read (the program adds to a bucket before the count, a scrape reads the count
+# first) never fails a scrape: 40 scrapes while a million events fire.
+start_tpstat "$work/t" -a --listen 127.0.0.1:0 --hist tpgen_a:seq tpgen_a
+ok $? "tpstat --hist tpgen_a:seq for scrapes during updates"
+echo "tpgen_a 500000 all" > $TPGEN/fire &
+fire_pid=$!
+codes=""
+for k in $(seq 40); do
+	http "GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text;version=1.0.0\r\n\r\n" |
+		tr -d '\r' >"$work/torn.$k"
+	codes+=$(head -n1 "$work/torn.$k" | awk '{ print $2 }')
+	sed -i '1,/^$/d' "$work/torn.$k"
+done
+wait $fire_pid
+is "$codes" "$(printf '200%.0s' $(seq 40))" "40 scrapes during a million events: each one 200"
+omcheck "$work"/torn.* "and each passes the OpenMetrics parser"
 kill -INT $tp_pid; wait $tp_pid
 
 rm -rf "$work"

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tpstat-metrics: tpstat's exposition (tpstat_metrics_write, what a scrape serves) of
+ * views that are hard to make in a guest: --lhist from 0 on an unsigned field, signed
+ * --hist empty, non-negative and negative, a sum past 2^63 and past 2^64, a torn read
+ * (buckets above samples), --by keys named "other" and comms of invalid UTF-8, -A past
+ * 256 CPUs, an --lhist over the whole signed range. TAP checks of the text here;
+ * `tpstat-metrics dump om|prom CASE` prints one case for tpstat-metrics.t to give to
+ * promtool and to the OpenMetrics reference parser.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "metrics.h"
+#include "tpstat_metrics.h"
+#include "test.h"
+
+static const struct tp_info tpa = { "tpgen_a", "tpgen", TP_KIND_BARE };
+static struct tpstat_mview v;
+static __u64 buckets[8][TPSTAT_HIST_SLOTS];
+static struct tpstat_hist_row hists[8];
+static struct tpstat_by_entry entries[4];
+static struct tpstat_by_row bys[1];
+static __u64 cpu_hits[TPSTAT_NR_SLOTS];
+
+static void view(int nhists, int nbys)
+{
+	v = (struct tpstat_mview){ .n = 1, .ncpu = 2, .targets_fd = -1, .targets_max = 16384 };
+	v.tp[0] = (struct tpstat_mtp){ .tp = &tpa, .prog = "tpstat_hist_0", .prog_fd = -1,
+		.hits = 100, .hists = hists, .nhists = nhists, .bys = bys, .nbys = nbys };
+}
+
+/* --lhist tpgen_a:seq:0:1024:64 (unsigned): 1..100 recorded. */
+static void lhist0(void)
+{
+	memset(buckets[0], 0, sizeof(buckets[0]));
+	buckets[0][1] = 63;	/* [0, 63] */
+	buckets[0][2] = 37;	/* [64, 127] */
+	hists[0] = (struct tpstat_hist_row){ .expr = "seq", .samples = 100, .sum = 5050, .min = 1,
+		.max = 100, .buckets = buckets[0], .linear = true, .lmin = 0, .lmax = 1024, .lstep = 64 };
+	view(1, 0);
+}
+
+/* A signed --hist (sched_switch:prev->prio's kind): empty, non-negative, negative. */
+static void signed_states(void)
+{
+	for (int k = 0; k < 3; k++)
+		memset(buckets[k], 0, sizeof(buckets[k]));
+	buckets[1][0] = 1;			/* 0 */
+	buckets[1][7] = 2;			/* 120 twice */
+	buckets[2][65] = 1;			/* -1 */
+	buckets[2][7] = 1;			/* 120 */
+	hists[0] = (struct tpstat_hist_row){ .expr = "empty", .is_signed = true, .buckets = buckets[0] };
+	hists[1] = (struct tpstat_hist_row){ .expr = "prio", .is_signed = true, .samples = 3, .sum = 240,
+		.buckets = buckets[1] };
+	hists[2] = (struct tpstat_hist_row){ .expr = "neg", .is_signed = true, .samples = 2, .sum = 119,
+		.sum_hi = 0, .buckets = buckets[2] };
+	view(3, 0);
+}
+
+/* Sums at 2^63 (a u64 that printed negative) and at 3 * 2^64 + 5 (one that wrapped). */
+static void big_sums(void)
+{
+	memset(buckets[0], 0, sizeof(buckets[0]));
+	memset(buckets[1], 0, sizeof(buckets[1]));
+	buckets[0][64] = 1;
+	buckets[1][64] = 4;
+	hists[0] = (struct tpstat_hist_row){ .expr = "big", .samples = 1, .sum = 1ULL << 63,
+		.buckets = buckets[0] };
+	hists[1] = (struct tpstat_hist_row){ .expr = "wrapped", .samples = 4, .sum = 5, .sum_hi = 3,
+		.buckets = buckets[1] };
+	view(2, 0);
+}
+
+/* A scrape between the program's bucket add and its samples add. */
+static void torn(void)
+{
+	memset(buckets[0], 0, sizeof(buckets[0]));
+	buckets[0][3] = 10;
+	buckets[0][4] = 5;
+	hists[0] = (struct tpstat_hist_row){ .expr = "seq", .samples = 13, .sum = 60,
+		.buckets = buckets[0] };
+	view(1, 0);
+}
+
+/* --by comm --top 3: a process named "other", two comms of invalid UTF-8 that differ. */
+static void keys(void)
+{
+	memset(entries, 0, sizeof(entries));
+	memcpy(entries[0].k, "other", 5);
+	entries[0].count = 5;
+	memcpy(entries[1].k, "a\xff", 2);
+	entries[1].count = 3;
+	memcpy(entries[2].k, "a\xfe", 2);
+	entries[2].count = 2;
+	bys[0] = (struct tpstat_by_row){ .key_expr = "comm", .kind = TPSTAT_KEY_COMM, .entries = entries,
+		.n = 3, .nkeys = 4, .other = 7 };
+	view(0, 1);
+}
+
+/* -A on @possible CPUs, each slot k holding k + 1. */
+static void cpus(int possible)
+{
+	__u64 slots[TPSTAT_NR_SLOTS];
+
+	for (int k = 0; k < TPSTAT_NR_SLOTS; k++)
+		slots[k] = k + 1;
+	view(0, 0);
+	v.ncpu = possible;
+	v.tp[0].ncpu = fmt_cpu_counts(slots, possible, cpu_hits, &v.tp[0].rest_hits);
+	v.tp[0].cpu_hits = cpu_hits;
+}
+
+/* --lhist tpgen_a:seq:INT64_MIN:INT64_MAX:2^62 (signed): 4 steps. */
+static void lhist_wide(void)
+{
+	memset(buckets[0], 0, sizeof(buckets[0]));
+	buckets[0][1] = 1;
+	buckets[0][4] = 2;
+	buckets[0][TPSTAT_LHIST_MAX + 1] = 1;
+	hists[0] = (struct tpstat_hist_row){ .expr = "seq", .is_signed = true, .samples = 4,
+		.buckets = buckets[0], .linear = true, .lmin = INT64_MIN, .lmax = INT64_MAX,
+		.lstep = 1ULL << 62 };
+	view(1, 0);
+}
+
+static const struct {
+	const char *name;
+	void (*make)(void);
+} cases[] = {
+	{ "lhist0", lhist0 }, { "signed", signed_states }, { "bigsum", big_sums },
+	{ "torn", torn }, { "keys", keys }, { "lhistwide", lhist_wide },
+};
+
+static void cpus300(void) { cpus(300); }
+static void cpus1000(void) { cpus(1000); }
+
+static const char *render(struct metrics *m, enum metrics_format fmt, void (*make)(void))
+{
+	make();
+	metrics_begin(m, fmt);
+	tpstat_metrics_write(m, &v);
+	metrics_end(m);
+	return m->err ? "" : m->buf;
+}
+
+int main(int argc, char **argv)
+{
+	struct metrics m;
+	const char *t;
+	__u64 rest;
+	__u64 slots[TPSTAT_NR_SLOTS] = {}, per[TPSTAT_NR_SLOTS];
+
+	metrics_init(&m, 1 << 20);
+	if (argc == 4 && !strcmp(argv[1], "dump")) {
+		enum metrics_format fmt = !strcmp(argv[2], "om") ? METRICS_OPENMETRICS : METRICS_PROMETHEUS;
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+			if (!strcmp(argv[3], cases[i].name))
+				fputs(render(&m, fmt, cases[i].make), stdout);
+		if (!strcmp(argv[3], "cpus300"))
+			fputs(render(&m, fmt, cpus300), stdout);
+		if (!strcmp(argv[3], "cpus1000"))
+			fputs(render(&m, fmt, cpus1000), stdout);
+		return m.err || m.skipped ? 1 : 0;
+	}
+
+	t = render(&m, METRICS_OPENMETRICS, lhist0);
+	ASSERT_TRUE(!m.err && !m.skipped, "--lhist 0:1024:64 unsigned: a valid page");
+	ASSERT_STRSTR(t, "expr=\"seq\"} 100\n", "with its samples");
+	ASSERT_TRUE(strstr(t, "expr=\"seq\",le=\"63.0\"} 63\n") &&
+		    !strstr(t, "le=\"1.8446744073709552e+19\"") && !strstr(t, "le=\"-1.0\""),
+		    "--lhist from 0: no bucket below 0 (its bound wrapped to 2^64-1), le=63 first");
+	ASSERT_STRSTR(t, "_bucket{tracepoint=\"tpgen_a\",expr=\"seq\",le=\"1023.0\"} 100\n"
+		      "bareatom_tracepoint_value_bucket{tracepoint=\"tpgen_a\",expr=\"seq\",le=\"+Inf\"} 100\n",
+		      "the last step ends at 1023, then +Inf (MAX or more)");
+
+	t = render(&m, METRICS_OPENMETRICS, signed_states);
+	ASSERT_TRUE(!m.err && !m.skipped, "signed --hist in three states: a valid page");
+	ASSERT_TRUE(!strstr(t, "value_count") && !strstr(t, "value_sum"),
+		    "a signed field: buckets only (no _sum beside negative buckets, no _count without it)");
+	ASSERT_STRSTR(t, "expr=\"neg\",le=\"-1.0\"} 1\n", "the negative bucket le=-1 holds the -1");
+	ASSERT_STRSTR(t, "expr=\"neg\",le=\"+Inf\"} 2\n", "and +Inf is the count");
+
+	t = render(&m, METRICS_OPENMETRICS, big_sums);
+	ASSERT_STRSTR(t, "value_sum{tracepoint=\"tpgen_a\",expr=\"big\"} 9.223372036854776e+18\n",
+		      "a sum of 2^63 is positive");
+	ASSERT_STRSTR(t, "value_sum{tracepoint=\"tpgen_a\",expr=\"wrapped\"} 5.5340232221128655e+19\n",
+		      "a sum past 2^64 keeps its high word (3 * 2^64 + 5)");
+
+	t = render(&m, METRICS_OPENMETRICS, torn);
+	ASSERT_TRUE(!m.err && !m.skipped, "a torn read (15 in buckets, 13 samples): a valid page");
+	ASSERT_STRSTR(t, "expr=\"seq\",le=\"+Inf\"} 15\nbareatom_tracepoint_value_count{tracepoint="
+		      "\"tpgen_a\",expr=\"seq\"} 15\n", "+Inf and _count are the buckets' 15");
+
+	t = render(&m, METRICS_OPENMETRICS, keys);
+	ASSERT_STRSTR(t, "key_hits_total{tracepoint=\"tpgen_a\",key_expr=\"comm\",key=\"other\"} 5\n",
+		      "a process named other is a key like any");
+	ASSERT_STRSTR(t, "key_other_hits_total{tracepoint=\"tpgen_a\",key_expr=\"comm\"} 7\n",
+		      "the keys beyond --top in a family of their own");
+	ASSERT_TRUE(strstr(t, "key=\"a\\\\xff\"} 3\n") && strstr(t, "key=\"a\\\\xfe\"} 2\n"),
+		    "two invalid-UTF-8 comms: two keys (\\xff, \\xfe), not one U+FFFD twice");
+
+	t = render(&m, METRICS_OPENMETRICS, cpus300);
+	ASSERT_STRSTR(t, "cpu=\"299\"} 300\n", "-A on 300 CPUs: CPU 299 has its own series (its slot)");
+	ASSERT_TRUE(!strstr(t, "cpu=\"300\"") && !strstr(t, "-299\""), "and no rest series");
+	t = render(&m, METRICS_OPENMETRICS, cpus1000);
+	ASSERT_STRSTR(t, "cpu=\"255\"} 256\n", "-A on 1000 CPUs: CPUs 0-255 one by one");
+	ASSERT_STRSTR(t, "cpu=\"256-999\"} 18464\n",
+		      "the CPUs sharing slots in one series cpu=\"256-999\" (257 + ... + 320)");
+
+	t = render(&m, METRICS_OPENMETRICS, lhist_wide);
+	ASSERT_TRUE(!m.err && !m.skipped, "--lhist over the whole signed range: a valid page");
+	ASSERT_STRSTR(t, "le=\"-4.611686018427388e+18\"} 1\n", "its first step ends at -2^62 - 1");
+	ASSERT_STRSTR(t, "le=\"9.223372036854776e+18\"} 3\n", "its fourth at 2^63 - 2 (MAX - 1)");
+	ASSERT_STRSTR(t, "le=\"+Inf\"} 4\n", "and +Inf holds all 4 samples");
+
+	ASSERT_EQ(fmt_lhist_steps(INT64_MIN, INT64_MAX, 1ULL << 62), 4,
+		  "--lhist INT64_MIN:INT64_MAX:2^62: 4 steps (the sum of MAX - MIN + STEP wrapped to 0)");
+	ASSERT_EQ(fmt_lhist_steps(0, 1024, 64), 16, "0:1024:64: 16 steps");
+	ASSERT_EQ(fmt_lhist_steps(0, 1025, 64), 17, "0:1025:64: 17 steps");
+	for (int k = 0; k < TPSTAT_NR_SLOTS; k++)
+		slots[k] = 1;
+	ASSERT_EQ(fmt_cpu_counts(slots, 8192, per, &rest), TPSTAT_SLOTS, "8192 CPUs: 256 one by one");
+	ASSERT_EQ(rest, TPSTAT_SHARED_SLOTS, "the rest is every shared slot's count");
+	metrics_free(&m);
+	return test_done();
+}

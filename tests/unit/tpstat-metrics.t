@@ -1,0 +1,21 @@
+#!/bin/bash
+# tpstat's exposition of views a guest cannot easily make (tests/unit/tpstat-metrics.c):
+# the C checks, then every case in both formats through promtool check metrics (0.0.4) and
+# the OpenMetrics reference parser (tests/vm/om-check, which refuses a series given twice).
+bin=$BUILD/tests/unit/tpstat-metrics
+omcheck=$(dirname "$0")/../vm/om-check
+out=$("$bin" 2>/dev/null)
+rc=$?
+printf '%s\n' "$out" | grep -v '^1\.\.'
+n=$(grep -cE '^(not )?ok ' <<<"$out")
+t() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; printf '#   %s\n' "${@:3}"; fi; }
+for c in lhist0 signed bigsum torn keys lhistwide cpus300 cpus1000; do
+	text=$("$bin" dump prom $c 2>&1); drc=$?
+	lint=$(promtool check metrics <<<"$text" 2>&1); prc=$?
+	t "$c: promtool check metrics passes the 0.0.4 exposition" "$((drc || prc))" "$lint"
+	text=$("$bin" dump om $c 2>&1); drc=$?
+	lint=$("$omcheck" <<<"$text" 2>&1); prc=$?
+	t "$c: the OpenMetrics parser passes the OpenMetrics exposition" "$((drc || prc))" "$lint"
+done
+echo "1..$n"
+[ "$rc" = 0 ]
