@@ -44,6 +44,18 @@ struct {
 } events SEC(".maps");
 
 /*
+ * The pid of the one `cookie --follow` reading events, 0 when none (cookie.h). Events are
+ * only written while there is a follower, so nobody's stale events wait in the ring and a
+ * loss is only counted when a follower missed one.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} follower SEC(".maps");
+
+/*
  * A draw was refused at the durable limit: raise the one-shot flag that makes
  * cookie-gend extend the limit at once (it takes the flag down with xchg too).
  * Only the draw that raised it counts a request, however many are refused.
@@ -141,8 +153,12 @@ out:
 static __always_inline void report(__u64 cookie, __u32 pid, __u32 kind, struct cookie_state *st)
 {
 	struct cookie_event ev = { .cookie = cookie, .pid = pid, .kind = kind };
+	__u32 zero = 0, *fw;
 
 	if (!report_events)
+		return;
+	fw = bpf_map_lookup_elem(&follower, &zero);
+	if (!fw || !*(volatile __u32 *)fw)
 		return;
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		atomic_add(&st->events_lost, 1);

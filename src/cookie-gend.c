@@ -468,6 +468,7 @@ static int ops_draw(void *arg, __u64 n, __u64 *first)
 static void ops_tick(void *arg)
 {
 	check_headroom();
+	clear_dead_follower();	/* cookie_pins.c */
 }
 
 static void ops_snapshot(void *arg, struct cookie_gend_snapshot *g)

@@ -72,5 +72,6 @@ extern const size_t nr_pin_names;
 const char *pin_path(char *buf, size_t len, const char *name);
 int setup_bpf(void);
 int attach_programs(void);
+void clear_dead_follower(void);
 
 #endif /* __BAREATOM_COOKIE_GEND_H */

@@ -6,12 +6,14 @@
 #define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cookie.h"
@@ -370,6 +372,7 @@ static int do_stats(void)
 }
 
 static long followed;
+static bool draining;	/* events from before this follower started: read and dropped */
 
 static int on_event(void *ctx, void *data, size_t len)
 {
@@ -377,7 +380,7 @@ static int on_event(void *ctx, void *data, size_t len)
 	const char *kind = ev->kind == COOKIE_EVENT_FORK ? "fork" : "tpgen";
 	struct json j;
 
-	if (len < sizeof(*ev))
+	if (len < sizeof(*ev) || draining)
 		return 0;
 	if (env.json) {
 		json_init(&j, stdout);
@@ -414,9 +417,50 @@ static void on_ready(int fd, short revents, void *arg)
 		runloop_stop(fw->rl);
 }
 
+/*
+ * One follower at a time, so that it sees every event: the lock below (held while it
+ * runs, gone with it) and its pid in the pinned follower map, which the programs read
+ * before each event they report (bpf/cookie.bpf.c). cookie-gend clears a pid whose lock
+ * is free (a SIGKILLed follower), so nothing is written for nobody. The lock is taken
+ * with a few retries: cookie-gend holds it for that check, a few microseconds.
+ */
+static int follow_lock(int map_fd)
+{
+	int fd = open(COOKIE_FOLLOW_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	__u32 zero = 0, pid = 0;
+
+	if (fd < 0) {
+		fprintf(stderr, "cookie: cannot open %s: %s\n", COOKIE_FOLLOW_LOCK, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; flock(fd, LOCK_EX | LOCK_NB); i++) {
+		if (errno != EWOULDBLOCK || i == 50) {
+			if (errno == EWOULDBLOCK) {
+				bpf_map_lookup_elem(map_fd, &zero, &pid);
+				fprintf(stderr, "cookie: another cookie --follow (pid %u) is following the "
+					"events: one follower at a time\n", pid);
+			} else {
+				fprintf(stderr, "cookie: cannot lock %s: %s\n", COOKIE_FOLLOW_LOCK,
+					strerror(errno));
+			}
+			close(fd);
+			return -1;
+		}
+		usleep(2000);
+	}
+	return fd;
+}
+
+static int set_follower(int map_fd, __u32 pid)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(map_fd, &zero, &pid, BPF_ANY) ? -errno : 0;
+}
+
 static int do_follow(void)
 {
-	int fd = bpf_obj_get(COOKIE_PIN_DIR "/events"), err;
+	int fd = bpf_obj_get(COOKIE_PIN_DIR "/events"), map_fd, lock_fd, err;
 	struct follow fw = {};
 	struct runloop rl;
 
@@ -426,11 +470,39 @@ static int do_follow(void)
 			errno == EACCES || errno == EPERM ? "needs root" : strerror(errno));
 		return 1;
 	}
+	map_fd = bpf_obj_get(COOKIE_PIN_DIR "/follower");
+	if (map_fd < 0) {
+		fprintf(stderr, "cookie: cannot open " COOKIE_PIN_DIR "/follower: %s\n",
+			errno == ENOENT ? "this cookie-gend predates single followers: restart it" :
+			strerror(errno));
+		close(fd);
+		return 1;
+	}
+	lock_fd = follow_lock(map_fd);
+	if (lock_fd < 0) {
+		close(map_fd);
+		close(fd);
+		return 1;
+	}
 	fw.rb = ring_buffer__new(fd, on_event, NULL, NULL);
 	if (!fw.rb) {
 		fprintf(stderr, "cookie: cannot read the ring buffer: %s\n", strerror(errno));
-		close(fd);
-		return 1;
+		err = 1;
+		goto out;
+	}
+	/*
+	 * From when we start: nothing is written while the follower is 0, so what the ring
+	 * holds now is older than us (a follower that died, or stopped at -c): drop it.
+	 */
+	err = set_follower(map_fd, 0);
+	draining = true;
+	if (!err && ring_buffer__consume(fw.rb) >= 0)
+		err = set_follower(map_fd, getpid());
+	draining = false;
+	if (err) {
+		fprintf(stderr, "cookie: cannot register as the follower: %s\n", strerror(-err));
+		err = 1;
+		goto out;
 	}
 	runloop_init(&rl, "cookie", 0, 0, false);
 	fw.rl = &rl;
@@ -442,16 +514,21 @@ static int do_follow(void)
 		while (runloop_next(&rl) != RUNLOOP_STOP)
 			;
 	}
+	set_follower(map_fd, 0);
 	/* Drain what is already there, so a stop loses nothing that was drawn before it. */
 	if (!fw.err && !(env.count && followed >= env.count))
 		ring_buffer__consume(fw.rb);
 	fflush(stdout);
 	runloop_finish(&rl);
-	ring_buffer__free(fw.rb);
-	close(fd);
 	if (fw.err)
 		fprintf(stderr, "cookie: reading the ring buffer failed: %s\n", strerror(-fw.err));
-	return fw.err ? 1 : 0;
+	err = fw.err ? 1 : 0;
+out:
+	ring_buffer__free(fw.rb);
+	close(lock_fd);
+	close(map_fd);
+	close(fd);
+	return err;
 }
 
 /* Node and sequence: the layout every drawer produces (bpf/cookie.h). No daemon needed. */

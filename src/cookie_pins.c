@@ -5,9 +5,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
@@ -20,7 +22,7 @@
 /* Every pin cookie-gend makes, for --uninstall; the links and programs come in pairs. */
 const char *const pin_names[] = {
 	"link_fork", "link_tpgen", "prog_fork", "prog_tpgen", "state", "batch", "task_cookies",
-	"events",
+	"events", "follower",
 };
 const size_t nr_pin_names = sizeof(pin_names) / sizeof(pin_names[0]);
 
@@ -206,7 +208,8 @@ int setup_bpf(void)
 	err = reuse_or_pin_map(d.skel->maps.state, "state", &reused) ?:
 	      reuse_or_pin_map(d.skel->maps.batch, "batch", &reused) ?:
 	      reuse_or_pin_map(d.skel->maps.task_cookies, "task_cookies", &reused) ?:
-	      reuse_or_pin_map(d.skel->maps.events, "events", &reused);
+	      reuse_or_pin_map(d.skel->maps.events, "events", &reused) ?:
+	      reuse_or_pin_map(d.skel->maps.follower, "follower", &reused);
 	if (err)
 		return err;
 	err = cookie_bpf__load(d.skel);
@@ -249,4 +252,29 @@ int attach_programs(void)
 		}
 	}
 	return 0;
+}
+
+/*
+ * A `cookie --follow` killed before it could unregister leaves its pid in the follower
+ * map, and the programs would go on filling the ring for nobody (and count its losses).
+ * Its lock is free once it is gone: then take its pid out. The lock is held only for
+ * this check; a follower starting meanwhile retries (src/cookie.c).
+ */
+void clear_dead_follower(void)
+{
+	__u32 zero = 0, pid = 0, none = 0;
+	int fd;
+
+	if (bpf_map__lookup_elem(d.skel->maps.follower, &zero, sizeof(zero), &pid, sizeof(pid), 0) ||
+	    !pid)
+		return;
+	fd = open(COOKIE_FOLLOW_LOCK, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);	/* held: the follower lives */
+		return;
+	}
+	bpf_map__update_elem(d.skel->maps.follower, &zero, sizeof(zero), &none, sizeof(none), 0);
+	logmsg(LOG_INFO, "cookie --follow (pid %u) is gone: no more events are written for it", pid);
+	if (fd >= 0)
+		close(fd);
 }

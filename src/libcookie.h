@@ -22,6 +22,8 @@
 
 #define COOKIE_PIN_DIR "/sys/fs/bpf/bareatom/cookie"
 #define COOKIE_SOCKET_PATH "/run/bareatom/cookie.sock"
+/* Held by the one `cookie --follow` while it runs (the pinned follower map has its pid). */
+#define COOKIE_FOLLOW_LOCK "/run/bareatom/cookie-follow.lock"
 /*
  * The default bound on a connect and on each request (send and whole reply), in ms. The
  * environment's COOKIE_TIMEOUT, in seconds ("2", "0.5"), replaces it for cookie_connect().

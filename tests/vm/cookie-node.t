@@ -5,6 +5,7 @@
 # drawer is refused and nothing is wrapped into the next node. Leaves the system's
 # cookie-gend running as it found it.
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/cookie.sh"
 work=$(mktemp -d)
 sock=$work/node.sock
 MARK_MAX=$(((1 << 48) - 3 * (1 << 24)))	# bpf/cookie.h: sequences stay below it
@@ -26,7 +27,7 @@ start() {	# DIR [ARGS...]: a daemon in the background on $sock, its pid in $daem
 	wait_sock
 }
 stop() { kill "$daemon"; wait "$daemon" 2>/dev/null; cookie-gend --uninstall >/dev/null; }
-follow() { cookie --follow >"$1" & follower=$!; }
+follow() { cookie --follow >"$1" & follower=$!; wait_follower $follower; }
 unfollow() { sleep 0.5; kill -INT "$follower"; wait "$follower"; }
 # check NODE MIN_SEQ MAX_SEQ FILE...: every line of the FILEs is a cookie of NODE with a
 # sequence in [MIN_SEQ, MAX_SEQ], and all are distinct (exact 64-bit arithmetic)

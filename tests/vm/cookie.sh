@@ -10,6 +10,18 @@ wait_daemon() {	# until the socket answers STATS again (after a restart)
 	return 1
 }
 stat_of() { cookie --stats -j | jq -r ".$1"; }
+# The pid in the pinned follower map: the one cookie --follow the programs write events for.
+follower_pid() {
+	bpftool -j map lookup pinned /sys/fs/bpf/bareatom/cookie/follower key 0 0 0 0 2>/dev/null |
+		jq -r '.formatted.value // 0'
+}
+wait_follower() {	# PID: until that cookie --follow is registered (it reads from then on)
+	for _ in $(seq 300); do
+		[ "$(follower_pid)" = "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
 set_daemon_args() {	# run the systemd service with extra arguments ("" for none)
 	mkdir -p /run/systemd/system/cookie-gend.service.d
 	if [ -n "$1" ]; then

@@ -36,7 +36,7 @@ ok $? "and says why: $out"
 
 # Task cookies: the BPF side stores one at fork; --pid reads it; a dead PID is an error.
 cookie --follow > "$work/follow1" & follower=$!
-sleep 0.5
+wait_follower $follower
 sleep 30 & sleeper=$!
 c=$(cookie --pid $sleeper); rc=$?
 ok $rc "cookie --pid of a running process ($c)"
@@ -59,7 +59,8 @@ ok $? "cookie-gend restarted with --tpgen"
 ok $? "tpgen_b link pinned"
 f0=$(stat_of fork_cookies) t0=$(stat_of tpgen_cookies) lost0=$(stat_of events_lost)
 cookie --follow > "$work/kernel" & follower=$!
-sleep 0.5
+wait_follower $follower
+ok $? "cookie --follow registered as the follower"
 pids=()
 for i in $(seq 8); do cookie-load socket 10000 > "$work/socket.$i" & pids+=($!); done
 for i in 1 2; do cookie-load fast 10000 > "$work/fast.$i" & pids+=($!); done
@@ -93,16 +94,49 @@ total=$(wc -l < "$work/all")
 is "$(sort -n "$work/all" | uniq -d | wc -l)" 0 "all $total cookies are distinct"
 is "$(grep -cx 0 "$work/all")" 0 "none is 0"
 
-# --follow -c COUNT prints COUNT records and not one more; the rest stay for the next reader.
+# --follow -c COUNT prints COUNT records and not one more.
+cookie --follow -c 7 > "$work/first" & follower=$!
+wait_follower $follower
 echo "tpgen_b 100 all" > $TPGEN/fire
-cookie --follow -c 7 > "$work/first"
-is "$(wc -l < "$work/first")" 7 "--follow -c 7 with $((100 * ncpu)) tpgen_b cookies queued prints 7"
+wait $follower
+is "$?/$(wc -l < "$work/first")" 0/7 "--follow -c 7 while $((100 * ncpu)) tpgen_b cookies are drawn prints 7 and exits 0"
+is "$(follower_pid)" 0 "and unregisters: no follower left"
+
+# A follower sees the events from when it starts: none from before (the rest of the -c 7
+# reader's, or any drawn with nobody following), every one after.
+lost0=$(stat_of events_lost)
+echo "tpgen_b 30 all" > $TPGEN/fire
 cookie --follow > "$work/rest" & follower=$!
-sleep 1
+wait_follower $follower
+echo "tpgen_b 50 all" > $TPGEN/fire
+sleep 0.5
 kill $follower; wait $follower
 ok $? "--follow ends with status 0 on SIGTERM"
-is "$(cat "$work/first" "$work/rest" | grep -c '^tpgen ')" $((100 * ncpu)) \
-	"the rest reach the next reader: none lost, none twice"
+is "$(grep -c '^tpgen ' "$work/rest")" $((50 * ncpu)) \
+	"the next follower prints the $((50 * ncpu)) drawn after it started, nothing older"
+
+# One follower at a time: a second one is refused in one line, the first misses nothing.
+cookie --follow > "$work/one" & follower=$!
+wait_follower $follower
+err_case 1 "another cookie --follow (pid $follower) is following the events: one follower at a time" \
+	"a second cookie --follow" cookie --follow
+echo "tpgen_b 40 all" > $TPGEN/fire
+sleep 0.5
+kill $follower; wait $follower
+is "$(grep -c '^tpgen ' "$work/one")" $((40 * ncpu)) "the first follower got every event ($((40 * ncpu)))"
+
+# Nobody following: nothing is written, so nothing is lost (the 16 MiB ring holds about
+# 700,000 events: a million would have overflowed it).
+echo "tpgen_b 1000000" > $TPGEN/fire
+is "$(( $(stat_of events_lost) - lost0 ))" 0 "a million tpgen_b cookies with nobody following lose no event"
+# A follower killed before it could unregister: cookie-gend takes it out at its next tick.
+cookie --follow > /dev/null & follower=$!
+wait_follower $follower
+kill -KILL $follower; wait $follower 2>/dev/null
+wait_follower 0
+ok $? "a SIGKILLed follower is unregistered by cookie-gend"
+echo "tpgen_b 1000000" > $TPGEN/fire
+is "$(( $(stat_of events_lost) - lost0 ))" 0 "and nothing is lost for it afterwards"
 
 set_daemon_args ""
 ok $? "cookie-gend restarted without --tpgen"
