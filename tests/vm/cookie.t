@@ -13,7 +13,7 @@ wait_daemon
 is "$(systemctl is-active cookie-gend)" active "cookie-gend runs under systemd (Type=notify)"
 is "$(stat -c '%a %U %G' $sock)" "660 root bareatom" "socket is 0660 root:bareatom"
 is "$(stat -c '%a %U' $pins)" "700 root" "pins directory is root-only"
-for p in state batch task_cookies events link_fork; do
+for p in state batch task_cookies events follower link_fork; do
 	[ -e $pins/$p ]
 	ok $? "pinned: $pins/$p"
 done
