@@ -60,12 +60,12 @@ static void render(void *arg, struct metrics *m)
 	counter(m, "bareatom_cookie_denied", "Draws refused because the counter had reached the "
 		"durable limit.", load(&st->denied));
 	gauge(m, "bareatom_cookie_highwater", "The durable high-water mark: every cookie ever "
-	      "handed out is below it.", d.store.highwater);
+	      "handed out is below it.", d.mark.store.highwater);
 	gauge(m, "bareatom_cookie_next", "The counter's next cookie.", load(&st->next));
 	counter(m, "bareatom_cookie_state_errors", "Failed saves of the high-water mark.",
-		d.save_errors);
+		d.mark.save_errors);
 	gauge(m, "bareatom_cookie_state_error", "1 while the mark cannot be saved (draws past it "
-	      "are refused).", d.save_err != 0);
+	      "are refused).", d.mark.save_err != 0);
 	gauge(m, "bareatom_cookie_clients", "Socket clients connected now.", d.nclients);
 	counter(m, "bareatom_cookie_connections", "Socket clients accepted.", d.clients_total);
 	counter(m, "bareatom_cookie_refused_clients", "Socket clients refused (too many).",
@@ -73,7 +73,7 @@ static void render(void *arg, struct metrics *m)
 	counter(m, "bareatom_cookie_requests", "Socket requests.", d.requests);
 	counter(m, "bareatom_cookie_request_errors", "Socket requests answered with ERR.", d.errors);
 	counter(m, "bareatom_cookie_extensions", "Extensions of the durable mark (one fsync each).",
-		d.extensions);
+		d.mark.extensions);
 	counter(m, "bareatom_cookie_batches", "Per-CPU batches BPF reserved.", load(&st->batches));
 	counter(m, "bareatom_cookie_events_lost", "Drawn cookies not reported (ring buffer full).",
 		load(&st->events_lost));

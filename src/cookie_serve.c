@@ -139,8 +139,8 @@ static void serve_pid(struct client *c, int pid)
 static void serve_stats(struct client *c)
 {
 	struct cookie_state *st = d.st;
-	const char *state_error = !d.save_err ? "none" : d.save_err == -EOVERFLOW ? "exhausted" :
-				  strerrorname_np(-d.save_err);
+	const char *state_error = !d.mark.save_err ? "none" : d.mark.save_err == -EOVERFLOW ? "exhausted" :
+				  strerrorname_np(-d.mark.save_err);
 
 	reply(c, "OK next=%llu limit=%llu highwater=%llu fork_cookies=%llu "
 	      "tpgen_cookies=%llu denied=%llu batches=%llu events_lost=%llu requests=%llu"
@@ -148,13 +148,13 @@ static void serve_stats(struct client *c)
 	      " uptime=%ld batched=%d room_requests=%llu state_error=%s state_errors=%llu"
 	      " refused_clients=%llu node=%u",
 	      __atomic_load_n(&st->next, __ATOMIC_RELAXED), __atomic_load_n(&st->limit, __ATOMIC_RELAXED),
-	      d.node_base + d.store.highwater, __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
+	      d.mark.node_base + d.mark.store.highwater, __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
 	      __atomic_load_n(&st->tpgen_cookies, __ATOMIC_RELAXED),
 	      __atomic_load_n(&st->denied, __ATOMIC_RELAXED), __atomic_load_n(&st->batches, __ATOMIC_RELAXED),
 	      __atomic_load_n(&st->events_lost, __ATOMIC_RELAXED), d.requests, d.served, d.errors,
-	      d.nclients, d.extensions, (long)(util_now() - d.started), !env.global,
+	      d.nclients, d.mark.extensions, (long)(util_now() - d.started), !env.global,
 	      __atomic_load_n(&st->room_requests, __ATOMIC_RELAXED), state_error ? state_error : "unknown",
-	      d.save_errors, d.refused_clients, d.node);
+	      d.mark.save_errors, d.refused_clients, d.mark.node);
 }
 
 static int handle_line(void *arg, const char *line, size_t len)
