@@ -134,6 +134,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		size_t i;
 
 		/* Strict decimal: no sign, blank or base prefix, and no wrap. */
+		if (strchr(arg, '\n'))
+			util_usage_error("cookie-gend", "invalid --raise-mark (it has a line break): a "
+					 "cookie, a whole number from 1 to 2^64 - 1");
 		for (i = 0; arg[i] >= '0' && arg[i] <= '9'; i++) {
 			if (v > (~0ULL - (arg[i] - '0')) / 10)
 				break;

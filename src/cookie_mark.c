@@ -113,7 +113,7 @@ int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node)
 	if (err == -EPERM)
 		return untrusted(m, COOKIE_ID_FILE);
 	if (err == -EUCLEAN) {
-		m->log(LOG_ERR, "%s/" COOKIE_ID_FILE " %s: it is empty or corrupt; remove it if no "
+		m->log(LOG_ERR, "%s/" COOKIE_ID_FILE " %s; remove it if no "
 		       "cookie-gend has run with this directory since boot, else write the owner id "
 		       "from 'bpftool map dump pinned " COOKIE_PIN_DIR "/state'", dir, m->store.why);
 		return COOKIE_EXIT_STATE;

@@ -124,7 +124,8 @@ refused "--node-id 5 against a directory from before node ids (node 0)" "$work/o
 [ ! -e "$work/old/node" ]
 ok $? "the refusal wrote no node file into it"
 for v in x 65536 -1 007 ""; do
-	mkdir -p "$work/bad" && printf '%s\n' "$v" >"$work/bad/node"
+	# Beside a mark: a node file without one is a lost mark, refused before its content.
+	mkdir -p "$work/bad" && echo 33554433 >"$work/bad/highwater" && printf '%s\n' "$v" >"$work/bad/node"
 	refused "a node file '$v'" "$work/bad" "refusing to guess the node id"
 done
 out=$(cookie-gend --foreground --state-dir "$work/a" --socket "$sock" --node-id 65536 2>&1); rc=$?
