@@ -73,10 +73,12 @@ void cookie_mark_headroom(struct cookie_mark *m);
 int cookie_mark_draw(struct cookie_mark *m, __u64 n, __u64 *first);
 
 /*
- * --raise-mark: with no daemon on @dir (it is locked), raise its mark to the sequence @seq
- * (1 to COOKIE_MARK_MAX - 1), durably. A mark already at or above it is kept (exit 0, it
- * says so); lowering is refused. Logs one line; returns the exit status.
+ * --raise-mark: with no daemon on @dir (it is locked), make @cookie the next cookie handed
+ * out: it must be a cookie of the directory's node (its node file's, 0 without one) and its
+ * sequence (1 to COOKIE_MARK_MAX - 1) becomes the mark, durably. A lost or corrupt mark is
+ * replaced; a mark above it is never lowered (exit 1). Logs what it did or why not; returns
+ * the exit status (2 for a cookie of another node or out of range, 78 for untrusted state).
  */
-int cookie_mark_raise(struct cookie_mark *m, const char *dir, uint64_t seq);
+int cookie_mark_raise(struct cookie_mark *m, const char *dir, uint64_t cookie);
 
 #endif /* __BAREATOM_COOKIE_MARK_H */
