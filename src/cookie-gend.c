@@ -318,6 +318,10 @@ int main(int argc, char **argv)
 
 	d.pins = (struct cookie_pins){ .global = env.global, .tpgen = env.tpgen, .owner = d.mark.id,
 				       .log = logmsg };
+	/* An older layout's counter is covered by the mark on disk before its pin goes. */
+	err = cookie_pins_probe(&d.pins) ?: cookie_mark_cover(&d.mark, d.pins.old_floor);
+	if (err)
+		return 1;	/* logged */
 	err = cookie_pins_setup(&d.pins);
 	if (err == -ECANCELED)
 		return 1;	/* pins of a foreign or unreadable counter: refused and logged */

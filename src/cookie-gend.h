@@ -97,6 +97,12 @@ extern const char *const pin_names[];
 extern const size_t nr_pin_names;
 const char *pin_path(char *buf, size_t len, const char *name);
 /*
+ * Before setup: when the pinned state map has an older layout, read what its counter could
+ * have given into p->old_floor (0 otherwise), for the mark to cover before it is replaced.
+ * 0, or -ECANCELED when it cannot be read or counts for another directory (logged).
+ */
+int cookie_pins_probe(struct cookie_pins *p);
+/*
  * Load, reuse (or replace an older layout's) pinned maps, and mmap the counter. 0,
  * -ECANCELED when the pins were refused (logged), or another negative errno.
  */

@@ -250,6 +250,26 @@ int cookie_mark_draw(struct cookie_mark *m, __u64 n, __u64 *first)
 	return 0;
 }
 
+int cookie_mark_cover(struct cookie_mark *m, __u64 floor)
+{
+	__u64 seq = COOKIE_SEQ_OF(floor);
+	int err;
+
+	if (!floor || COOKIE_NODE_OF(floor) != m->node || seq <= m->store.highwater)
+		return 0;
+	/* The old counter's top of the node's space: nothing above it is left to serve. */
+	err = seq >= COOKIE_MARK_MAX ? -EOVERFLOW : cookie_store_write_mark(&m->store, seq);
+	if (err) {
+		m->log(LOG_ERR, "cannot raise the high-water mark in %s to %llu, above the counter "
+		       "being replaced: %s", m->store.dir, (unsigned long long)seq,
+		       err == -EOVERFLOW ? "the node's space is exhausted" : strerror(-err));
+		return err;
+	}
+	m->log(LOG_INFO, "high-water mark raised to %llu, above the counter being replaced",
+	       (unsigned long long)seq);
+	return 0;
+}
+
 int cookie_mark_recover(struct cookie_mark *m, struct cookie_state *st, __u64 floor)
 {
 	__u64 hw = m->node_base + m->store.highwater, cur, owner = 0, start = hw;

@@ -52,6 +52,14 @@ struct cookie_mark {
 int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node);
 
 /*
+ * Raise the mark on disk to cover @floor (a whole cookie: what an older layout's counter
+ * could have given, 0 for none) before that counter's pins are replaced, so a crash between
+ * the two loses nothing. Another node's floor says nothing about this one. 0, or a negative
+ * errno (logged).
+ */
+int cookie_mark_cover(struct cookie_mark *m, __u64 floor);
+
+/*
  * Start the counter @st above everything ever handed out: above the mark, and above @floor
  * (a whole cookie: what an older layout's counter could have given, 0 for none), then
  * reserve the first block. -EEXIST (logged) when @st counts for another state directory.

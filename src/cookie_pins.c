@@ -87,6 +87,29 @@ static int old_state(struct cookie_pins *p, int fd, const struct bpf_map_info *i
 	return 0;
 }
 
+int cookie_pins_probe(struct cookie_pins *p)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char path[256];
+	int fd = bpf_obj_get(pin_path(path, sizeof(path), "state")), err = 0;
+
+	p->old_floor = 0;
+	if (fd < 0)
+		return 0;	/* nothing pinned (or nothing we may see: setup will say) */
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		p->log(LOG_ERR, "cannot inspect %s: %s", path, strerror(-err));
+		err = -ECANCELED;
+	} else if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != 4 ||
+		   info.value_size != sizeof(struct cookie_state) || info.max_entries != 1 ||
+		   info.map_flags != BPF_F_MMAPABLE) {
+		err = old_state(p, fd, &info);
+	}
+	close(fd);
+	return err;
+}
+
 static int reuse_or_pin_map(struct cookie_pins *p, struct bpf_map *map, const char *name, bool *reused)
 {
 	struct bpf_map_info info;
@@ -101,11 +124,14 @@ static int reuse_or_pin_map(struct cookie_pins *p, struct bpf_map *map, const ch
 			*reused = true;
 			return err;
 		}
-		err = same < 0 ? same : !strcmp(name, "state") ? old_state(p, fd, &info) : 0;
 		close(fd);
-		if (err)
-			return err;
-		/* The programs of the old layout keep their maps until their links are replaced. */
+		if (same < 0)
+			return same;
+		/*
+		 * An older layout. The state map's counter was probed first (cookie_pins_probe) and
+		 * the mark raised above it; the old programs keep their maps until their links are
+		 * replaced.
+		 */
 		if (unlink(path))
 			return -errno;
 		if (strcmp(name, "state"))

@@ -213,6 +213,14 @@ static void test_extend(void)
 	memset(&st, 0, sizeof(st));
 	mark_init(&m);
 	ASSERT_EQ(cookie_mark_open(&m, dir, -1), 0, "open a node-0 directory with mark 33554433");
+	/* Before the old pins go, the mark on disk covers the old counter. */
+	ASSERT_EQ(cookie_mark_cover(&m, 4000000000ULL), 0, "cover an old counter at 4e9");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "4000000000\n", "the mark on disk is 4e9 at once");
+	ASSERT_EQ(cookie_mark_cover(&m, 3000000000ULL), 0, "cover one at 3e9");
+	ASSERT_EQ(cookie_mark_cover(&m, (1ULL << 48) + 5000000000ULL), 0, "cover one of node 1");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "4000000000\n", "neither lowers nor moves it");
+	ASSERT_EQ(cookie_mark_cover(&m, COOKIE_MARK_MAX), -EOVERFLOW,
+		  "an old counter past the node's top mark: EOVERFLOW, the start refused");
 	ASSERT_EQ(cookie_mark_recover(&m, &st, 4000000000ULL), 0, "recover with an old counter at 4e9");
 	ASSERT_EQ_U64(st.next, 4000000000ULL, "the counter starts at the old one's 4e9, not at the mark");
 	ASSERT_EQ_U64(m.store.highwater, 4000000000ULL + COOKIE_BLOCK, "the mark is raised above it, durably");
