@@ -103,7 +103,8 @@ $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfield.o $(BUILD)/tplist.o \
 		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_rate.o $(BUILD)/cookie_metrics.o \
-		$(BUILD)/http_serve.o $(BUILD)/metrics.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_store.o $(UTIL) \
+		$(BUILD)/http_serve.o $(BUILD)/metrics.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o \
+		$(UTIL) \
 		$(BUILD)/libcookie.a
 $(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
 $(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/eht_metrics.o $(METRICS) \
@@ -190,6 +191,7 @@ $(BUILD)/tests/unit/libcookie-timeout: $(BUILD)/libcookie.o
 # Linked without cookie-gend.o: the socket and the metrics see the daemon only through its ops.
 $(BUILD)/tests/unit/cookie-serve: $(BUILD)/cookie_serve.o $(BUILD)/cookie_rate.o $(BUILD)/cookie_metrics.o \
 		$(BUILD)/cookie_proto.o $(BUILD)/http_serve.o $(BUILD)/metrics.o $(UTIL)
+$(BUILD)/tests/unit/cookie-mark: $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(UTIL)
 $(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(UTIL)
 $(BUILD)/tests/unit/json-writer: $(UTIL)
 $(BUILD)/tests/unit/metrics-writer: $(BUILD)/metrics.o $(UTIL)

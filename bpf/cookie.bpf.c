@@ -10,6 +10,7 @@
 #include <bpf/bpf_core_read.h>
 #include "atomics.h"
 #include "cookie.h"
+#include "cookie_limit.h"
 
 /* Set before load: draw from per-CPU batches (default) or one fetch-add each. */
 const volatile bool batched = true;
@@ -55,45 +56,10 @@ struct {
 	__type(value, __u32);
 } follower SEC(".maps");
 
-/*
- * A draw was refused at the durable limit: raise the one-shot flag that makes
- * cookie-gend extend the limit at once (it takes the flag down with xchg too).
- * Only the draw that raised it counts a request, however many are refused.
- */
-static __always_inline void refused(struct cookie_state *st)
-{
-	atomic_add(&st->denied, 1);
-	if (!atomic_xchg(&st->need_room, 1))
-		atomic_add(&st->room_requests, 1);
-}
-
-/*
- * The counter is already at the durable limit: refuse without adding to it, so draws
- * refused while the daemon cannot raise the limit do not push the counter on (every path,
- * libcookie's fast path too, checks the same way; bpf/cookie.h says what that bounds).
- */
-static __always_inline bool at_limit(struct cookie_state *st)
-{
-	if (*(volatile __u64 *)&st->next < *(volatile __u64 *)&st->limit)
-		return false;
-	refused(st);
-	return true;
-}
-
 /* One cookie from the global counter, or 0 when it reached the durable limit. */
 static __always_inline __u64 draw_global(struct cookie_state *st)
 {
-	__u64 c;
-
-	if (at_limit(st))
-		return 0;
-	c = atomic_fetch_add(&st->next, 1);
-
-	/* Sequence 0 is no node's cookie (bpf/cookie.h); the limit keeps c in this node. */
-	if (COOKIE_SEQ_OF(c) && c < *(volatile __u64 *)&st->limit)
-		return c;
-	refused(st);
-	return 0;
+	return cookie_draw(st, 1);
 }
 
 /*
@@ -125,14 +91,14 @@ static __always_inline __u64 draw(struct cookie_state *st)
 		goto out;
 	}
 	if (b->cur >= b->end) {
-		if (at_limit(st))
+		if (cookie_at_limit(st))
 			goto out;
 		base = atomic_fetch_add(&st->next, COOKIE_BATCH);
 		limit = *(volatile __u64 *)&st->limit;
 		/* Sequence 0 is no node's cookie (bpf/cookie.h): such a batch starts after it. */
 		first = COOKIE_SEQ_OF(base) ? base : base + 1;
 		if (first >= limit) {
-			refused(st);
+			cookie_refused(st);
 			goto out;
 		}
 		atomic_add(&st->batches, 1);

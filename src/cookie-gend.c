@@ -3,11 +3,8 @@
  * cookie-gend: hands out globally unique 64-bit cookies from one BPF counter shared with
  * BPF programs (task cookies at fork, tpgen_b events) and libcookie's fast path.
  *
- * Durability: the state directory holds the high-water mark H, a value above every cookie
- * ever handed out. The counter's limit in the map is raised only after a larger H has been
- * written and fsynced, and every draw at or past the limit is refused, so after SIGKILL or
- * a power-off the counter restarts at H, above everything it ever gave. H moves in blocks
- * (COOKIE_BLOCK), so there is one fsync per block, not per request.
+ * Durability (the state directory, its mark and the counter's limit) is cookie_mark.c; this
+ * file has the options, the log and the start-up order.
  */
 #define _GNU_SOURCE
 #include <argp.h>
@@ -33,12 +30,6 @@
 #include "http_serve.h"
 
 #define INSTANCE_LOCK		"/run/bareatom/cookie-gend.lock"
-/*
- * Exit status when the state directory needs an operator (corrupt mark or id): the unit
- * lists it in RestartPreventExitStatus=, so systemd does not restart into the same refusal.
- * 78 is EX_CONFIG of sysexits.h.
- */
-#define EXIT_STATE		78
 
 _Static_assert(COOKIE_GET_MAX == COOKIE_DRAW_MAX, "GET and the fast path share one bound");
 
@@ -61,6 +52,7 @@ static const char doc[] =
 "                   [--tpgen] [--global] [--listen ADDR:PORT] [--textfile PATH [-i SECS]]\n"
 "                   [--rate-limit N[/s] | unlimited] [--rate-burst N]\n"
 "       cookie-gend --uninstall\n"
+"       cookie-gend --raise-mark COOKIE [--state-dir DIR]\n"
 "\n"
 "Every new task gets a cookie at fork (kept in BPF task local storage); clients get\n"
 "ranges over the socket (GET N, PID P, STATS; one request per line); root may draw\n"
@@ -75,7 +67,17 @@ static const char doc[] =
 "\n"
 "Maps and links are pinned under " COOKIE_PIN_DIR " and reused on restart; only one\n"
 "instance runs per machine. --uninstall detaches the programs and removes the pins and\n"
-"the socket (the state directory is kept: it is what keeps cookies unique).\n"
+"the socket (the state directory is kept: it is what keeps cookies unique). A daemon\n"
+"that finds pins of an older layout (an upgrade) replaces them itself, its counter\n"
+"started above everything the old one could have handed out.\n"
+"\n"
+"The state directory must be owned by root and not writable by group or other, and so\n"
+"must its files; it is locked while a daemon uses it. A lost or corrupt high-water mark\n"
+"refuses the start (exit 78): a mark restored from a backup is too low by itself.\n"
+"--raise-mark COOKIE, with the daemon stopped, raises the mark so that the next cookie\n"
+"handed out is COOKIE or above: COOKIE is a whole cookie of this directory's node (node\n"
+"bits included, as cookie prints it) above every cookie this node ever handed out, e.g.\n"
+"the newest one seen anywhere plus a margin. A mark is never lowered.\n"
 "\n"
 "Socket draws are limited per uid (root excepted: it has the fast path) by a token\n"
 "bucket: --rate-limit cookies per second (default 16384; 0 or unlimited: none) and\n"
@@ -92,10 +94,11 @@ static const char doc[] =
 "    cookie-gend --node-id 7              # this machine is node 7 of a fleet\n"
 "    systemctl start cookie-gend          # as the image runs it (Type=notify)\n"
 "    cookie -n 3; cookie --pid $$; cookie --stats\n"
-"    cookie-gend -f --listen 127.0.0.1:9464   # curl http://127.0.0.1:9464/metrics\n";
+"    cookie-gend -f --listen 127.0.0.1:9464   # curl http://127.0.0.1:9464/metrics\n"
+"    cookie-gend --raise-mark 1000000000000   # the mark was lost: above the newest cookie seen\n";
 
 enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL, OPT_NODE_ID, OPT_LISTEN,
-       OPT_TEXTFILE, OPT_RATE, OPT_BURST };
+       OPT_TEXTFILE, OPT_RATE, OPT_BURST, OPT_RAISE_MARK };
 
 static const struct argp_option opts[] = {
 	{ "foreground", 'f', NULL, 0, "Stay in the foreground and log to stderr", 0 },
@@ -106,6 +109,8 @@ static const struct argp_option opts[] = {
 	{ "tpgen", OPT_TPGEN, NULL, 0, "Also draw a cookie on every tpgen_b event (needs tpgen)", 0 },
 	{ "global", OPT_GLOBAL, NULL, 0, "Kernel side: one global fetch-add per cookie, no per-CPU batches", 0 },
 	{ "uninstall", OPT_UNINSTALL, NULL, 0, "Detach, remove the pins and the socket, and exit", 0 },
+	{ "raise-mark", OPT_RAISE_MARK, "COOKIE", 0, "With the daemon stopped, raise the high-water mark "
+	  "so the next cookie is COOKIE or above (a cookie of this node, above all it handed out)", 0 },
 	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
 	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
 	{ "interval", 'i', "SECS", 0, "Seconds between --textfile writes (default 10)", 0 },
@@ -137,6 +142,26 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (cookie_store_parse_node(arg, strlen(arg), &node))
 			util_usage_error("cookie-gend", "invalid node id '%s': a whole number from 0 to 65535", arg);
 		env.node_id = node;
+		break;
+	}
+	case OPT_RAISE_MARK: {
+		unsigned long long v = 0;
+		size_t i;
+
+		/* Strict decimal: no sign, blank or base prefix, and no wrap. */
+		if (strchr(arg, '\n'))
+			util_usage_error("cookie-gend", "invalid --raise-mark (it has a line break): a "
+					 "cookie, a whole number from 1 to 2^64 - 1");
+		for (i = 0; arg[i] >= '0' && arg[i] <= '9'; i++) {
+			if (v > (~0ULL - (arg[i] - '0')) / 10)
+				break;
+			v = v * 10 + (arg[i] - '0');
+		}
+		if (!i || arg[i])
+			util_usage_error("cookie-gend", "invalid --raise-mark '%s': a cookie, a whole "
+					 "number from 1 to 2^64 - 1", arg);
+		env.raise_mark = v;
+		env.raise = true;
 		break;
 	}
 	case OPT_LISTEN:
@@ -186,224 +211,21 @@ void logmsg(int prio, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ---- durable high-water mark ---- */
+/* ---- the durable mark (cookie_mark.c), as the socket side calls it ---- */
 
-static void save_failed(int err)
-{
-	char status[256];
-
-	d.save_errors++;
-	d.save_backoff = d.save_err ? d.save_backoff * 2 : SAVE_BACKOFF_MIN;
-	if (d.save_backoff > SAVE_BACKOFF_MAX)
-		d.save_backoff = SAVE_BACKOFF_MAX;
-	d.save_retry_at = util_now() + d.save_backoff;
-	if (err == d.save_err)
-		return;
-	d.save_err = err;
-	if (err == -EOVERFLOW) {
-		logmsg(LOG_CRIT, "node %u's cookie space is exhausted (sequence %llu): draws are "
-		       "refused, never wrapped into another node's", d.node, COOKIE_MARK_MAX - 1);
-		notify_systemd("STATUS=cookie space exhausted: draws are refused");
-		return;
-	}
-	logmsg(LOG_ERR, "cannot save the high-water mark in %s: %s; draws past %llu are refused "
-	       "until it can be saved (retrying every %g s at most)", d.store.dir, strerror(-err),
-	       (unsigned long long)d.store.highwater, SAVE_BACKOFF_MAX);
-	snprintf(status, sizeof(status), "STATUS=cannot save the high-water mark in %s: %s; "
-		 "draws past %llu are refused", d.store.dir, strerror(-err),
-		 (unsigned long long)d.store.highwater);
-	notify_systemd(status);
-}
-
-static void save_recovered(void)
-{
-	logmsg(LOG_INFO, "the high-water mark is saved again in %s (%llu)", d.store.dir,
-	       (unsigned long long)d.store.highwater);
-	notify_systemd("STATUS=serving cookies");
-	d.save_err = 0;
-	d.save_backoff = 0;
-}
-
-/*
- * Make the counter's limit cover @need and a block beyond it, durably first. After a failure
- * it waits out a backoff before writing again (so a full disk costs no fsync per tick) and
- * returns the error meanwhile. Nothing here can wrap or leave the node's space: marks stay
- * below COOKIE_MARK_MAX, and the limit is node_base plus the mark.
- */
 int extend(__u64 need)
 {
-	__u64 limit = __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST);
-	__u64 next = __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST);
-	__u64 base = need > next ? need : next, seq, target;
-	int err;
-
-	/*
-	 * In the node's space the counter is at least node_base (recover() put it there), so
-	 * one comparison catches the top of the space and anything outside it (seq wraps).
-	 */
-	seq = base - d.node_base;
-	if (seq >= COOKIE_MARK_MAX - 1) {
-		if (d.save_err != -EOVERFLOW)
-			save_failed(-EOVERFLOW);
-		return -EOVERFLOW;
-	}
-	/* The last block is cut at the node's top mark, so every sequence below it is served. */
-	target = seq + COOKIE_BLOCK < COOKIE_MARK_MAX ? seq + COOKIE_BLOCK : COOKIE_MARK_MAX - 1;
-	if (d.node_base + target <= limit)
-		return 0;
-	if (d.save_err && util_now() < d.save_retry_at)
-		return d.save_err;
-	err = cookie_store_write_mark(&d.store, target);
-	if (err) {
-		save_failed(err);
-		return err;
-	}
-	if (d.save_err)
-		save_recovered();
-	__atomic_store_n(&d.st->limit, d.node_base + target, __ATOMIC_SEQ_CST);
-	d.extensions++;
-	logmsg(LOG_DEBUG, "high-water mark now %llu (cookie %llu)", target, d.node_base + target);
-	return 0;
+	return cookie_mark_extend(&d.mark, need);
 }
 
-/*
- * Keep a block of headroom, so BPF and the fast path rarely see the limit; a refused draw
- * raises need_room, taken down here with an exchange so each request is seen once.
- */
 void check_headroom(void)
 {
-	__u64 next = __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST);
-	__u64 limit = __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST);
-	/* Read first: writing the shared line on every tick would slow every drawer. */
-	bool asked = __atomic_load_n(&d.st->need_room, __ATOMIC_RELAXED) &&
-		     __atomic_exchange_n(&d.st->need_room, 0, __ATOMIC_SEQ_CST);
-
-	if (asked || next >= limit || limit - next <= COOKIE_BLOCK / 2)
-		extend(next);
+	cookie_mark_headroom(&d.mark);
 }
 
-/*
- * Draw @n (1 to COOKIE_DRAW_MAX) cookies for a client. A counter already at the limit is
- * extended before anything is taken, so requests refused while the mark cannot be saved
- * do not push the counter on; a draw that crossed the limit is covered by extending past
- * it before the reply (the values are this draw's alone: no other drawer got them).
- */
 int draw_for_client(__u64 n, __u64 *first)
 {
-	__u64 next = __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST), c, limit;
-	int err;
-
-	if (next >= __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST)) {
-		err = extend(next + n);
-		if (err)
-			return err;
-	}
-	c = __atomic_fetch_add(&d.st->next, n, __ATOMIC_SEQ_CST);
-	limit = __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST);
-	if (c >= limit || n > limit - c) {
-		err = extend(c + n);
-		if (err)
-			return err;
-	}
-	*first = c;
-	return 0;
-}
-
-/*
- * Read the state directory before anything is loaded: a mark or id that is not exactly
- * what this daemon writes refuses the start (EXIT_STATE), leaving the files as they are.
- */
-static int open_state(uint64_t *id)
-{
-	const char *why = "";
-	int err = cookie_store_open(&d.store, env.state_dir);
-
-	if (err) {
-		logmsg(LOG_ERR, "cannot open the state directory %s: %s", env.state_dir, strerror(-err));
-		return 1;
-	}
-	err = cookie_store_read_mark(&d.store, &why);
-	if (err == -EUCLEAN) {
-		logmsg(LOG_ERR, "%s/" COOKIE_HIGHWATER_FILE " %s; refusing to guess a high-water mark "
-		       "(restore it from a backup, or remove it only if no cookie of this machine "
-		       "was ever used)", env.state_dir, why);
-		return EXIT_STATE;
-	}
-	if (err < 0) {
-		logmsg(LOG_ERR, "cannot read %s/" COOKIE_HIGHWATER_FILE ": %s", env.state_dir, strerror(-err));
-		return 1;
-	}
-	/* Before the id is created: a refused node id leaves a directory as it was. */
-	err = cookie_store_node(&d.store, env.node_id, &d.node, &why);
-	if (err == -EEXIST) {
-		logmsg(LOG_ERR, "%s belongs to node %u, not %ld: a state directory keeps the node id "
-		       "it was first started with (use another directory for another node)",
-		       env.state_dir, d.node, env.node_id);
-		return EXIT_STATE;
-	}
-	if (err == -EUCLEAN) {
-		logmsg(LOG_ERR, "%s/" COOKIE_NODE_FILE " %s; refusing to guess the node id (restore "
-		       "it: the top 16 bits of this machine's cookies)", env.state_dir, why);
-		return EXIT_STATE;
-	}
-	if (err) {
-		logmsg(LOG_ERR, "cannot read or create %s/" COOKIE_NODE_FILE ": %s", env.state_dir,
-		       strerror(-err));
-		return 1;
-	}
-	d.node_base = COOKIE_NODE_BASE(d.node);
-	err = cookie_store_id(&d.store, id);
-	if (err == -EUCLEAN) {
-		logmsg(LOG_ERR, "%s/" COOKIE_ID_FILE " is empty or corrupt (want 16 hex digits); "
-		       "remove it if no cookie-gend has run with this directory since boot, else "
-		       "write the owner id from 'bpftool map dump pinned " COOKIE_PIN_DIR "/state'",
-		       env.state_dir);
-		return EXIT_STATE;
-	}
-	if (err) {
-		logmsg(LOG_ERR, "cannot read or create %s/" COOKIE_ID_FILE ": %s", env.state_dir,
-		       strerror(-err));
-		return 1;
-	}
-	return 0;
-}
-
-/* Start the counter above everything ever handed out, and reserve the first block. */
-static int recover(__u64 id)
-{
-	__u64 hw = d.node_base + d.store.highwater, cur, owner = 0;
-
-	if (!__atomic_compare_exchange_n(&d.st->owner, &owner, id, false, __ATOMIC_SEQ_CST,
-					 __ATOMIC_SEQ_CST) && owner != id) {
-		logmsg(LOG_ERR, "the maps pinned in " COOKIE_PIN_DIR " count for another state "
-		       "directory than %s: stop that daemon and run cookie-gend --uninstall first",
-		       env.state_dir);
-		return -EEXIST;
-	}
-	/* Our own pins, but a node file changed by hand since: the counter is another node's. */
-	if (owner == id && __atomic_load_n(&d.st->node, __ATOMIC_SEQ_CST) != d.node) {
-		logmsg(LOG_ERR, "the counter pinned in " COOKIE_PIN_DIR " is node %llu's, but %s "
-		       "says node %u: run cookie-gend --uninstall first", d.st->node, env.state_dir,
-		       d.node);
-		return -EEXIST;
-	}
-	__atomic_store_n(&d.st->node, d.node, __ATOMIC_SEQ_CST);
-	cur = __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST);
-	while (cur < hw &&
-	       !__atomic_compare_exchange_n(&d.st->next, &cur, hw, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		;
-	/* A reused map may carry a limit from a mark we cannot see: never trust more than ours. */
-	cur = __atomic_load_n(&d.st->limit, __ATOMIC_SEQ_CST);
-	if (cur > hw)
-		__atomic_store_n(&d.st->limit, hw, __ATOMIC_SEQ_CST);
-	logmsg(LOG_INFO, "node %u, high-water mark %llu, counter at %llu", d.node, hw,
-	       __atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST));
-	/*
-	 * A mark that cannot be saved now (a full disk) does not stop the start: draws are
-	 * refused, STATS and systemctl status say why, and the tick retries with backoff.
-	 */
-	extend(__atomic_load_n(&d.st->next, __ATOMIC_SEQ_CST));
-	return 0;
+	return cookie_mark_draw(&d.mark, n, first);
 }
 
 void notify_systemd(const char *msg)
@@ -468,7 +290,7 @@ static int ops_draw(void *arg, __u64 n, __u64 *first)
 static void ops_tick(void *arg)
 {
 	check_headroom();
-	clear_dead_follower();	/* cookie_pins.c */
+	cookie_pins_clear_dead_follower(&d.pins);
 }
 
 static void ops_snapshot(void *arg, struct cookie_gend_snapshot *g)
@@ -478,17 +300,17 @@ static void ops_snapshot(void *arg, struct cookie_gend_snapshot *g)
 	*g = (struct cookie_gend_snapshot){
 		.next = __atomic_load_n(&st->next, __ATOMIC_RELAXED),
 		.limit = __atomic_load_n(&st->limit, __ATOMIC_RELAXED),
-		.highwater = d.store.highwater,
-		.node = d.node,
+		.highwater = d.mark.store.highwater,
+		.node = d.mark.node,
 		.fork_cookies = __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
 		.tpgen_cookies = __atomic_load_n(&st->tpgen_cookies, __ATOMIC_RELAXED),
 		.denied = __atomic_load_n(&st->denied, __ATOMIC_RELAXED),
 		.batches = __atomic_load_n(&st->batches, __ATOMIC_RELAXED),
 		.events_lost = __atomic_load_n(&st->events_lost, __ATOMIC_RELAXED),
 		.room_requests = __atomic_load_n(&st->room_requests, __ATOMIC_RELAXED),
-		.extensions = d.extensions,
-		.state_errors = d.save_errors,
-		.state_err = d.save_err,
+		.extensions = d.mark.extensions,
+		.state_errors = d.mark.save_errors,
+		.state_err = d.mark.save_err,
 		.batched = !env.global,
 	};
 }
@@ -507,8 +329,9 @@ int main(int argc, char **argv)
 	struct cookie_metrics metrics = {
 		.ops = &ops, .serve = &server.stats,
 	};
-	uint64_t id;
 
+	d.mark.log = logmsg;
+	d.mark.status = notify_systemd;
 	argp_err_exit_status = 2;
 	argv[0] = "cookie-gend";
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
@@ -518,6 +341,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cookie-gend: must run as root (it pins BPF maps and owns the counter)\n");
 		return 2;
 	}
+	/* Offline: the state directory's own lock keeps a daemon off it meanwhile. */
+	if (env.raise)
+		return cookie_mark_raise(&d.mark, env.state_dir, env.raise_mark);
 	lock_fd = lock_instance();
 	if (lock_fd == -EBUSY) {
 		fprintf(stderr, "cookie-gend: another cookie-gend is running (lock " INSTANCE_LOCK ")\n");
@@ -529,13 +355,14 @@ int main(int argc, char **argv)
 	}
 	if (env.uninstall)
 		return uninstall();
+
 	if (check_socket_path(env.socket) == -EEXIST) {
 		fprintf(stderr, "cookie-gend: %s exists and is not a socket: refusing to replace it\n",
 			env.socket);
 		return 1;
 	}
 	/* Before anything is loaded or pinned: a refused start changes nothing. */
-	err = open_state(&id);
+	err = cookie_mark_open(&d.mark, env.state_dir, env.node_id);
 	if (err)
 		return err;
 	/* Before anything is loaded too: an address that cannot be had changes nothing. */
@@ -565,12 +392,22 @@ int main(int argc, char **argv)
 		use_syslog = true;
 	}
 
-	err = setup_bpf();
+	d.pins = (struct cookie_pins){ .global = env.global, .tpgen = env.tpgen, .owner = d.mark.id,
+				       .log = logmsg };
+	/* An older layout's counter is covered by the mark on disk before its pin goes. */
+	err = cookie_pins_probe(&d.pins) ?: cookie_mark_cover(&d.mark, d.pins.old_floor);
+	if (err)
+		return 1;	/* logged */
+	err = cookie_pins_setup(&d.pins);
+	if (err == -ECANCELED)
+		return 1;	/* pins of a foreign or unreadable counter: refused and logged */
 	if (err) {
 		logmsg(LOG_ERR, "cannot load the BPF side: %s", util_bpf_load_hint(err));
 		return 1;
 	}
-	if (recover(id) || attach_programs())
+	d.st = d.pins.st;
+	d.task_fd = d.pins.task_fd;
+	if (cookie_mark_recover(&d.mark, d.st, d.pins.old_floor) || cookie_pins_attach(&d.pins))
 		return 1;
 	server.socket = env.socket;
 	server.task_fd = d.task_fd;

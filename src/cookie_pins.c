@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cookie-gend's BPF side: load the programs, reuse the pinned maps (the counter survives
- * restarts), and keep a pinned link only when it runs exactly this binary's program.
+ * restarts) or replace those of an older layout (an upgrade), and keep a pinned link only
+ * when it runs exactly this binary's program. Everything it uses is in struct cookie_pins.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,17 +33,111 @@ const char *pin_path(char *buf, size_t len, const char *name)
 	return buf;
 }
 
-static int reuse_or_pin_map(struct bpf_map *map, const char *name, bool *reused)
+/* Does the pinned map @fd have exactly the layout this binary's @map declares? */
+static int same_layout(int fd, struct bpf_map *map, struct bpf_map_info *info)
 {
+	__u32 len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	if (bpf_obj_get_info_by_fd(fd, info, &len))
+		return -errno;
+	return info->type == bpf_map__type(map) && info->key_size == bpf_map__key_size(map) &&
+	       info->value_size == bpf_map__value_size(map) &&
+	       info->max_entries == bpf_map__max_entries(map) &&
+	       info->map_flags == bpf_map__map_flags(map);
+}
+
+/* Offsets of the fields every layout of struct cookie_state has kept since the first. */
+#define OLD_NEXT	0
+#define OLD_LIMIT	8
+#define OLD_OWNER	56
+
+/*
+ * An older layout's state map (an upgrade: it grew from 80 to 88 bytes with node ids) is
+ * replaced, and what its counter could have given is kept in p->old_floor: every cookie it
+ * handed out (BPF batches too) is below its limit, which cannot rise meanwhile (no daemon
+ * runs: the instance and directory locks are ours), and below its next. A map that counts
+ * for another state directory is refused, as the current layout's is (-ECANCELED: logged).
+ */
+static int old_state(struct cookie_pins *p, int fd, const struct bpf_map_info *info)
+{
+	__u64 buf[64] = {}, next, limit, owner;
+	__u32 zero = 0;
+
+	if (info->type != BPF_MAP_TYPE_ARRAY || info->key_size != 4 || info->max_entries < 1 ||
+	    info->value_size < OLD_OWNER + 8 || info->value_size > sizeof(buf) ||
+	    bpf_map_lookup_elem(fd, &zero, buf)) {
+		p->log(LOG_ERR, "the state map pinned in " COOKIE_PIN_DIR " has a layout this "
+		       "cookie-gend cannot read (value of %u bytes): its counter is unknown; run "
+		       "cookie-gend --uninstall and cookie-gend --raise-mark above its newest cookie",
+		       info->value_size);
+		return -ECANCELED;
+	}
+	next = buf[OLD_NEXT / 8];
+	limit = buf[OLD_LIMIT / 8];
+	owner = buf[OLD_OWNER / 8];
+	if (owner && owner != p->owner) {
+		p->log(LOG_ERR, "the maps pinned in " COOKIE_PIN_DIR " count for another state "
+		       "directory: stop that daemon and run cookie-gend --uninstall first");
+		return -ECANCELED;
+	}
+	p->old_floor = next > limit ? next : limit;
+	p->log(LOG_INFO, "replacing the state map pinned in " COOKIE_PIN_DIR ": an older layout "
+	       "(%u bytes, not %zu); its counter (next %llu, limit %llu) is kept below the new one",
+	       info->value_size, sizeof(struct cookie_state), (unsigned long long)next,
+	       (unsigned long long)limit);
+	return 0;
+}
+
+int cookie_pins_probe(struct cookie_pins *p)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
 	char path[256];
-	int fd = bpf_obj_get(pin_path(path, sizeof(path), name));
+	int fd = bpf_obj_get(pin_path(path, sizeof(path), "state")), err = 0;
+
+	p->old_floor = 0;
+	if (fd < 0)
+		return 0;	/* nothing pinned (or nothing we may see: setup will say) */
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		p->log(LOG_ERR, "cannot inspect %s: %s", path, strerror(-err));
+		err = -ECANCELED;
+	} else if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != 4 ||
+		   info.value_size != sizeof(struct cookie_state) || info.max_entries != 1 ||
+		   info.map_flags != BPF_F_MMAPABLE) {
+		err = old_state(p, fd, &info);
+	}
+	close(fd);
+	return err;
+}
+
+static int reuse_or_pin_map(struct cookie_pins *p, struct bpf_map *map, const char *name, bool *reused)
+{
+	struct bpf_map_info info;
+	char path[256];
+	int fd = bpf_obj_get(pin_path(path, sizeof(path), name)), same, err;
 
 	if (fd >= 0) {
-		int err = bpf_map__reuse_fd(map, fd);
-
+		same = same_layout(fd, map, &info);
+		if (same == 1) {
+			err = bpf_map__reuse_fd(map, fd);
+			close(fd);
+			*reused = true;
+			return err;
+		}
 		close(fd);
-		*reused = true;
-		return err;
+		if (same < 0)
+			return same;
+		/*
+		 * An older layout. The state map's counter was probed first (cookie_pins_probe) and
+		 * the mark raised above it; the old programs keep their maps until their links are
+		 * replaced.
+		 */
+		if (unlink(path))
+			return -errno;
+		if (strcmp(name, "state"))
+			p->log(LOG_INFO, "replacing %s: an older layout", path);
 	}
 	return bpf_map__set_pin_path(map, path);
 }
@@ -94,12 +189,12 @@ static int rodata_of(__u32 map_id, void *buf, __u32 size)
  * link drawing from an orphan that is never extended) and the same settings (.rodata:
  * --global)? Returns 1 when it does, 0 when it differs, or a negative errno.
  */
-static int same_program(int link_fd, struct bpf_program *prog)
+static int same_program(struct cookie_pins *p, int link_fd, struct bpf_program *prog)
 {
 	struct bpf_link_info li = {};
 	__u32 len = sizeof(li);
 	struct prog_id ours = {}, theirs = {};
-	size_t rosz = bpf_map__value_size(d.skel->maps.rodata);
+	size_t rosz = bpf_map__value_size(p->skel->maps.rodata);
 	char old_ro[256];
 	int fd, err;
 
@@ -124,7 +219,7 @@ static int same_program(int link_fd, struct bpf_program *prog)
 			continue;
 		/* Each load has its own .rodata map: compare what it holds. */
 		if (rodata_of(theirs.maps[i], old_ro, rosz) ||
-		    memcmp(old_ro, d.skel->rodata, rosz))
+		    memcmp(old_ro, p->skel->rodata, rosz))
 			return 0;
 	}
 	return 1;
@@ -157,7 +252,7 @@ static int pin_over(int fd, const char *name)
  * and only then is the old one dropped, so no event goes without a program meanwhile.
  * The counter is never lost: the state map is the pinned one (reuse_or_pin_map).
  */
-static int attach_or_keep(struct bpf_program *prog, const char *name)
+static int attach_or_keep(struct cookie_pins *p, struct bpf_program *prog, const char *name)
 {
 	char path[256], pname[64];
 	struct bpf_link *link;
@@ -165,12 +260,12 @@ static int attach_or_keep(struct bpf_program *prog, const char *name)
 
 	snprintf(pname, sizeof(pname), "prog_%s", name + strlen("link_"));
 	if (fd >= 0) {
-		int same = same_program(fd, prog);
+		int same = same_program(p, fd, prog);
 
 		close(fd);
 		if (same == 1)
 			return 0;
-		logmsg(LOG_INFO, "replacing %s: the pinned program %s", path, same == 0 ?
+		p->log(LOG_INFO, "replacing %s: the pinned program %s", path, same == 0 ?
 		       "differs from this cookie-gend's (another version, other options or other maps)" :
 		       "cannot be inspected");
 	}
@@ -187,7 +282,7 @@ static int attach_or_keep(struct bpf_program *prog, const char *name)
 	return 0;
 }
 
-int setup_bpf(void)
+int cookie_pins_setup(struct cookie_pins *p)
 {
 	bool reused = false;
 	struct bpf_map_info info = {};
@@ -199,54 +294,54 @@ int setup_bpf(void)
 	mkdir("/sys/fs/bpf/bareatom", 0700);
 	if (mkdir(COOKIE_PIN_DIR, 0700) && errno != EEXIST)
 		return -errno;
-	d.skel = cookie_bpf__open();
-	if (!d.skel)
+	p->skel = cookie_bpf__open();
+	if (!p->skel)
 		return -errno;
-	d.skel->rodata->batched = !env.global;
-	if (!env.tpgen)
-		bpf_program__set_autoload(d.skel->progs.cookie_tpgen, false);
-	err = reuse_or_pin_map(d.skel->maps.state, "state", &reused) ?:
-	      reuse_or_pin_map(d.skel->maps.batch, "batch", &reused) ?:
-	      reuse_or_pin_map(d.skel->maps.task_cookies, "task_cookies", &reused) ?:
-	      reuse_or_pin_map(d.skel->maps.events, "events", &reused) ?:
-	      reuse_or_pin_map(d.skel->maps.follower, "follower", &reused);
+	p->skel->rodata->batched = !p->global;
+	if (!p->tpgen)
+		bpf_program__set_autoload(p->skel->progs.cookie_tpgen, false);
+	err = reuse_or_pin_map(p, p->skel->maps.state, "state", &reused) ?:
+	      reuse_or_pin_map(p, p->skel->maps.batch, "batch", &reused) ?:
+	      reuse_or_pin_map(p, p->skel->maps.task_cookies, "task_cookies", &reused) ?:
+	      reuse_or_pin_map(p, p->skel->maps.events, "events", &reused) ?:
+	      reuse_or_pin_map(p, p->skel->maps.follower, "follower", &reused);
 	if (err)
 		return err;
-	err = cookie_bpf__load(d.skel);
+	err = cookie_bpf__load(p->skel);
 	if (err)
 		return err;
-	d.state_fd = bpf_map__fd(d.skel->maps.state);
-	d.task_fd = bpf_map__fd(d.skel->maps.task_cookies);
-	if (bpf_obj_get_info_by_fd(d.state_fd, &info, &len))
+	p->state_fd = bpf_map__fd(p->skel->maps.state);
+	p->task_fd = bpf_map__fd(p->skel->maps.task_cookies);
+	if (bpf_obj_get_info_by_fd(p->state_fd, &info, &len))
 		return -errno;
-	d.map_len = ((size_t)info.value_size * info.max_entries + page - 1) / page * page;
-	m = mmap(NULL, d.map_len, PROT_READ | PROT_WRITE, MAP_SHARED, d.state_fd, 0);
+	p->map_len = ((size_t)info.value_size * info.max_entries + page - 1) / page * page;
+	m = mmap(NULL, p->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, p->state_fd, 0);
 	if (m == MAP_FAILED)
 		return -errno;
-	d.st = m;
-	logmsg(LOG_DEBUG, "%s the pinned maps in " COOKIE_PIN_DIR, reused ? "reusing" : "created");
+	p->st = m;
+	p->log(LOG_DEBUG, "%s the pinned maps in " COOKIE_PIN_DIR, reused ? "reusing" : "created");
 	return 0;
 }
 
-int attach_programs(void)
+int cookie_pins_attach(struct cookie_pins *p)
 {
-	int err = attach_or_keep(d.skel->progs.cookie_fork, "link_fork");
+	int err = attach_or_keep(p, p->skel->progs.cookie_fork, "link_fork");
 
 	if (err) {
-		logmsg(LOG_ERR, "cannot attach to sched_process_fork: %s", util_bpf_load_hint(err));
+		p->log(LOG_ERR, "cannot attach to sched_process_fork: %s", util_bpf_load_hint(err));
 		return err;
 	}
-	if (!env.tpgen) {
+	if (!p->tpgen) {
 		char path[256];
 
 		/* --tpgen decides: a link left by a run with --tpgen is detached. */
 		unlink(pin_path(path, sizeof(path), "prog_tpgen"));
 		if (!unlink(pin_path(path, sizeof(path), "link_tpgen")))
-			logmsg(LOG_INFO, "detached from tpgen_b (no --tpgen)");
+			p->log(LOG_INFO, "detached from tpgen_b (no --tpgen)");
 	} else {
-		err = attach_or_keep(d.skel->progs.cookie_tpgen, "link_tpgen");
+		err = attach_or_keep(p, p->skel->progs.cookie_tpgen, "link_tpgen");
 		if (err) {
-			logmsg(LOG_ERR, "cannot attach to tpgen_b: %s", err == -ENOENT ?
+			p->log(LOG_ERR, "cannot attach to tpgen_b: %s", err == -ENOENT ?
 			       "the tpgen module is not loaded (modprobe tpgen)" : util_bpf_load_hint(err));
 			return err;
 		}
@@ -260,12 +355,12 @@ int attach_programs(void)
  * Its lock is free once it is gone: then take its pid out. The lock is held only for
  * this check; a follower starting meanwhile retries (src/cookie.c).
  */
-void clear_dead_follower(void)
+void cookie_pins_clear_dead_follower(struct cookie_pins *p)
 {
 	__u32 zero = 0, pid = 0, none = 0;
 	int fd;
 
-	if (bpf_map__lookup_elem(d.skel->maps.follower, &zero, sizeof(zero), &pid, sizeof(pid), 0) ||
+	if (bpf_map__lookup_elem(p->skel->maps.follower, &zero, sizeof(zero), &pid, sizeof(pid), 0) ||
 	    !pid)
 		return;
 	fd = open(COOKIE_FOLLOW_LOCK, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
@@ -273,8 +368,8 @@ void clear_dead_follower(void)
 		close(fd);	/* held: the follower lives */
 		return;
 	}
-	bpf_map__update_elem(d.skel->maps.follower, &zero, sizeof(zero), &none, sizeof(none), 0);
-	logmsg(LOG_INFO, "cookie --follow (pid %u) is gone: no more events are written for it", pid);
+	bpf_map__update_elem(p->skel->maps.follower, &zero, sizeof(zero), &none, sizeof(none), 0);
+	p->log(LOG_INFO, "cookie --follow (pid %u) is gone: no more events are written for it", pid);
 	if (fd >= 0)
 		close(fd);
 }

@@ -7,10 +7,16 @@
  *   node        "N\n": the node id, 0 to 65535 (decimal, no sign, no leading zero), the top
  *               16 bits of every cookie; fixed once written. The mark counts within the node.
  *
- * Both are written the same way (write a temporary file, fsync it, rename it over the old one,
+ * All are written the same way (write a temporary file, fsync it, rename it over the old one,
  * fsync the directory), so a crash leaves either the old content or the new, never a torn
  * or empty file. Anything that is not exactly what this code writes is refused: guessing a
  * high-water mark could hand out cookie 1 again. Pure file code, tested on the host.
+ *
+ * A first start writes the mark (1: nothing handed out) before the node and the id, so the
+ * states a crash can leave are: nothing, highwater, highwater and node, all three. An id or
+ * node without a mark is a lost mark, refused. The directory and its files are trusted only
+ * when owned by this process's user and not writable by group or other, and not symbolic
+ * links (checked on the open fds); the directory is locked (flock) while it is open.
  */
 #ifndef __BAREATOM_COOKIE_STORE_H
 #define __BAREATOM_COOKIE_STORE_H
@@ -27,11 +33,15 @@ struct cookie_store {
 	int dir_fd;
 	uint64_t highwater;	/* the mark on disk: every sequence handed out is below it */
 	int fresh;		/* no mark on disk: no cookie was ever handed out from here */
+	uint64_t disk;		/* the mark found on disk by a refused write (-ESTALE) */
+	char why[128];		/* why a file was refused: "is a symbolic link", ... */
 };
 
 /*
  * Open (creating it and its parents, each created directory fsynced into its parent) the
- * state directory @dir. Returns 0 or a negative errno.
+ * state directory @dir, and lock it for as long as it is open. Returns 0; -EPERM when it is
+ * not trusted (s->why says why); -EBUSY when another open holds it (a second daemon); or
+ * another negative errno.
  */
 int cookie_store_open(struct cookie_store *s, const char *dir);
 void cookie_store_close(struct cookie_store *s);
@@ -43,14 +53,29 @@ void cookie_store_close(struct cookie_store *s);
 int cookie_store_parse_mark(const char *buf, size_t len, uint64_t *out);
 
 /*
- * Read the mark into s->highwater: 1 when the file does not exist (a first start: s->fresh), 0 on
- * success, -EUCLEAN when it is corrupt, another negative errno when it cannot be read.
- * @why gets a one-line reason on -EUCLEAN.
+ * Read the mark into s->highwater: 1 when the file does not exist in an otherwise new
+ * directory (a first start: s->fresh), 0 on success, -EUCLEAN when it is corrupt, -EPERM
+ * when it is a symbolic link or not trusted, -ENODATA when it is missing but an id or a node
+ * file remains (the mark was lost), another negative errno when it cannot be read. @why
+ * gets a one-line reason (what follows the file's name) on -EUCLEAN, -EPERM and -ENODATA.
  */
 int cookie_store_read_mark(struct cookie_store *s, const char **why);
 
-/* Write @hw durably; only then may cookies below it be handed out. 0 or a negative errno. */
+/*
+ * Write @hw durably; only then may cookies below it be handed out. Never lowers the mark:
+ * the file is read again first, and a mark on disk above @hw refuses with -ESTALE (it is in
+ * s->disk). 0, -EOVERFLOW for a mark out of range, or another negative errno.
+ */
 int cookie_store_write_mark(struct cookie_store *s, uint64_t hw);
+
+/*
+ * Write @hw over a mark that is corrupt or lost, without reading it (--raise-mark: the
+ * operator decided). 0, -EOVERFLOW, or another negative errno.
+ */
+int cookie_store_replace_mark(struct cookie_store *s, uint64_t hw);
+
+/* After cookie_store_read_mark(): a first start writes its mark, 1, first of all. */
+int cookie_store_init(struct cookie_store *s);
 
 /*
  * Parse a node file's content: "0" or "[1-9][0-9]*" up to 65535, with one optional '\n'.
@@ -59,9 +84,15 @@ int cookie_store_write_mark(struct cookie_store *s, uint64_t hw);
 int cookie_store_parse_node(const char *buf, size_t len, unsigned int *out);
 
 /*
+ * Read the node file: 0, -ENOENT when there is none, -EUCLEAN when it is corrupt, -EPERM
+ * when it is not trusted (@why says how), or another negative errno. Writes nothing.
+ */
+int cookie_store_read_node(struct cookie_store *s, unsigned int *node, const char **why);
+
+/*
  * The directory's node id, after cookie_store_read_mark(). @want is the node id asked for, or
  * -1 for none. A node file, once there, decides; a directory without one but with a mark
- * predates node ids and is node 0; a new directory takes @want, or 0. The file is written
+ * above 1 predates node ids and is node 0; a new one (mark 1 or none) takes @want, or 0. The file is written
  * (durably) only when it is missing and the id is accepted, so a refusal changes nothing.
  * Returns 0 with *node set; -EUCLEAN when the file is corrupt (@why says how); -EEXIST when
  * @want is not the directory's node (*node holds the directory's); or another negative errno.
@@ -73,7 +104,8 @@ int cookie_store_parse_id(const char *buf, size_t len, uint64_t *out);
 
 /*
  * Read the directory's id, or create one (random) on first use. 0, -EUCLEAN when the file
- * is empty or malformed, or another negative errno.
+ * is empty or malformed, -EPERM when it is not trusted (s->why says why for both), or
+ * another negative errno.
  */
 int cookie_store_id(struct cookie_store *s, uint64_t *id);
 

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "cookie.h"
+#include "cookie_limit.h"
 
 #define COOKIE_PIN_DIR "/sys/fs/bpf/bareatom/cookie"
 #define COOKIE_SOCKET_PATH "/run/bareatom/cookie.sock"
@@ -42,48 +43,24 @@ int cookie_fast_open(struct cookie_fast *f);
 void cookie_fast_close(struct cookie_fast *f);
 
 /*
- * A draw was refused at the durable limit: the same accounting as BPF's refused() in
- * bpf/cookie.bpf.c. Count it in denied, and raise the one-shot need_room flag that makes
- * cookie-gend raise the limit at once; only the draw that raised it counts a request.
- */
-static inline void cookie_fast_refused(struct cookie_state *st)
-{
-	__atomic_fetch_add(&st->denied, 1, __ATOMIC_RELAXED);
-	if (!__atomic_exchange_n(&st->need_room, 1, __ATOMIC_RELAXED))
-		__atomic_fetch_add(&st->room_requests, 1, __ATOMIC_RELAXED);
-}
-
-/*
  * Draw @n cookies (1 to COOKIE_DRAW_MAX): *first .. *first+n-1. Inline, so the fast path is
  * two loads, one lock xadd and a compare. -EINVAL for a bad @n (nothing is drawn), -EAGAIN
  * when the counter reached the durable high-water mark: ask the socket, which raises it.
  *
- * The limit only grows and is published after the durable write, so a stale read can only
- * refuse a draw, never hand out one beyond the mark. A counter already at the limit refuses
- * without adding, so refused retries do not push it on; a draw that crosses the limit burns
- * at most @n values, which are never handed out. The comparisons cannot wrap: c < limit is
- * checked before limit - c is taken. The node id is in the counter's top 16 bits and the
- * limit never leaves the node's space, so the same comparisons refuse a draw at the top of
- * a node's range instead of letting it run into the next node (bpf/cookie.h).
+ * The checks are bpf/cookie_limit.h's, the very code the BPF programs run: a counter already
+ * at the limit refuses without adding, so refused retries do not push it on; a draw that
+ * crosses the limit burns at most @n values, never handed out; no comparison wraps, and none
+ * lets a draw leave the node's space. Refusals are counted and ask cookie-gend for room.
  */
 static inline int cookie_fast_get(struct cookie_fast *f, uint64_t n, uint64_t *first)
 {
-	struct cookie_state *st = f->st;
-	uint64_t c, limit;
+	uint64_t c;
 
 	if (n == 0 || n > COOKIE_DRAW_MAX)
 		return -EINVAL;
-	if (__atomic_load_n(&st->next, __ATOMIC_RELAXED) >= __atomic_load_n(&st->limit, __ATOMIC_RELAXED)) {
-		cookie_fast_refused(st);
+	c = cookie_draw(f->st, n);
+	if (!c)
 		return -EAGAIN;
-	}
-	c = __atomic_fetch_add(&st->next, n, __ATOMIC_RELAXED);
-	limit = __atomic_load_n(&st->limit, __ATOMIC_RELAXED);
-	if (COOKIE_SEQ_OF(c) == 0 || c >= limit || n > limit - c) {
-		/* Past the durable mark: these values are burnt, never handed out. */
-		cookie_fast_refused(st);
-		return -EAGAIN;
-	}
 	*first = c;
 	return 0;
 }

@@ -32,6 +32,11 @@ usage_error "requires an argument" cookie-gend --node-id
 # A valid node id passes parsing and stops at the root check (exit 2, as nobody).
 usage_error "must run as root" cookie-gend --node-id 65535
 usage_error "must run as root" cookie-gend --node-id 0
+# cookie-gend --raise-mark: a whole cookie, strict decimal, no wrap.
+for v in -1 +5 ' 5' '5 ' 5x 0x10 '' 1e3 18446744073709551616 99999999999999999999999 $'5\n'; do
+	usage_error "invalid --raise-mark" cookie-gend --raise-mark "$v"
+done
+usage_error "must run as root" cookie-gend --raise-mark 18446744073709551615
 
 # cookie --decode: bad input.
 for v in '' -5 +5 ' 5' 5x 0x10 1.5 18446744073709551616 99999999999999999999999 $'5\n' $'5\n6'; do

@@ -3,7 +3,9 @@
  * cookie-fast: libcookie's lock-free fast path (cookie_fast_get) on a struct cookie_state in
  * ordinary memory, the same code that runs on the mmapped BPF map. Bad counts are refused
  * without moving the counter; at the durable limit refused retries do not push it on; no
- * comparison wraps; refusals are accounted as BPF's refused() accounts them.
+ * comparison wraps; refusals are accounted as BPF's accounts them. The checks are
+ * bpf/cookie_limit.h's, the very code the BPF programs and cookie-gend run: its pieces are
+ * tested here too, BPF's one-cookie global draw among them.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -123,5 +125,27 @@ int main(void)
 	ASSERT_EQ(cookie_fast_get(&f, 4, &first), -EAGAIN, "node 6: a draw starting at sequence 0 is refused");
 	ASSERT_EQ(cookie_fast_get(&f, 4, &first), 0, "the next draw is served");
 	ASSERT_EQ_U64(first, COOKIE_NODE_BASE(6) + 4, "from after the burnt values");
+
+	/* bpf/cookie_limit.h itself: the predicate every drawer applies, at its edges. */
+	ASSERT_TRUE(cookie_in_limit(10, 5, 15), "cookie_in_limit: [10, 15) below 15");
+	ASSERT_TRUE(!cookie_in_limit(10, 6, 15), "cookie_in_limit: [10, 16) crosses 15");
+	ASSERT_TRUE(!cookie_in_limit(15, 1, 15), "cookie_in_limit: at the limit");
+	ASSERT_TRUE(!cookie_in_limit(UINT64_MAX - 1, 4, 100), "cookie_in_limit: past it near 2^64 (no wrap)");
+	ASSERT_TRUE(!cookie_in_limit(10, UINT64_MAX, 15), "cookie_in_limit: a huge n (no wrap)");
+	ASSERT_TRUE(!cookie_in_limit(COOKIE_NODE_BASE(3), 1, COOKIE_NODE_BASE(3) + 9),
+		    "cookie_in_limit: sequence 0 of node 3 is no cookie");
+	ASSERT_TRUE(cookie_in_limit(COOKIE_NODE_BASE(3) + 1, 8, COOKIE_NODE_BASE(3) + 9),
+		    "cookie_in_limit: sequences 1-8 of node 3 below its limit");
+	/* BPF's global draw (--global): one cookie, refused at the limit without adding. */
+	reset(41, 43);
+	ASSERT_EQ_U64(cookie_draw(&st, 1), 41, "cookie_draw(1), BPF's global draw: 41");
+	ASSERT_EQ_U64(cookie_draw(&st, 1), 42, "then 42");
+	ASSERT_EQ_U64(cookie_draw(&st, 1), 0, "then 0: refused at the limit");
+	ASSERT_EQ_U64(st.next, 43, "without adding to the counter");
+	ASSERT_EQ_U64(st.denied, 1, "counted in denied");
+	ASSERT_EQ_U64(st.need_room, 1, "asking for room");
+	reset(0, 10);
+	ASSERT_EQ_U64(cookie_draw(&st, 1), 0, "cookie_draw(1) at cookie 0: refused, 0 is never a cookie");
+	ASSERT_EQ_U64(cookie_draw(&st, 1), 1, "the next is 1");
 	return test_done();
 }

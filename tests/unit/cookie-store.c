@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <linux/types.h>
@@ -196,10 +197,13 @@ static void test_node(void)
 	ASSERT_EQ(node_of(65536, &node, &why), -EINVAL, "a node above 65535 is EINVAL");
 	ASSERT_STREQ(get(COOKIE_NODE_FILE), "7\n", "and changes nothing");
 
-	/* The top node, with a directory that has only an id: nothing was handed out yet. */
+	/*
+	 * The top node, with a directory a first start left with only its first mark (1):
+	 * nothing was handed out yet, so the start is completed with the node asked for.
+	 */
 	reset();
-	put(COOKIE_ID_FILE, "00000000000000ab\n", 17);
-	ASSERT_EQ(node_of(65535, &node, &why), 0, "a directory with only an id takes --node-id 65535");
+	put(COOKIE_HIGHWATER_FILE, "1\n", 2);
+	ASSERT_EQ(node_of(65535, &node, &why), 0, "a directory with only the first mark takes --node-id 65535");
 	ASSERT_STREQ(get(COOKIE_NODE_FILE), "65535\n", "and records it");
 
 	/* A directory that handed out cookies before node ids existed: node 0, nothing else. */
@@ -212,6 +216,188 @@ static void test_node(void)
 	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "33554433\n", "and leaves the mark");
 	ASSERT_EQ(node_of(-1, &node, &why), 0, "without --node-id it is accepted as node 0");
 	ASSERT_STREQ(get(COOKIE_NODE_FILE), "0\n", "and records node 0 from then on");
+}
+
+/* Open @dir afresh and read its mark: what read_mark returns, @why set. */
+static int mark_of(const char **why)
+{
+	static char saved[128];
+	struct cookie_store s;
+	int err = cookie_store_open(&s, dir);
+
+	*why = "";
+	if (!err)
+		err = cookie_store_read_mark(&s, why);
+	/* @why may point into s, gone with it. */
+	snprintf(saved, sizeof(saved), "%s", *why);
+	*why = saved;
+	cookie_store_close(&s);
+	return err;
+}
+
+/*
+ * A lost mark is not a first start: an id or node file without a highwater is refused, and
+ * the states a first start passes through (mark first) are completed.
+ */
+static void test_partial(void)
+{
+	struct cookie_store s;
+	const char *why = NULL;
+	unsigned int node = 0;
+	uint64_t id = 0;
+
+	reset();
+	put(COOKIE_ID_FILE, "00000000000000ab\n", 17);
+	put(COOKIE_NODE_FILE, "7\n", 2);
+	ASSERT_EQ(mark_of(&why), -ENODATA, "id and node without a highwater: refused (ENODATA), not a fresh start");
+	ASSERT_STREQ(why ? why : "", "is missing but id and node remain", "the refusal names what remains");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "(none)", "and writes no mark");
+	ASSERT_STREQ(get(COOKIE_ID_FILE), "00000000000000ab\n", "the id is left as it was");
+	reset();
+	put(COOKIE_ID_FILE, "00000000000000ab\n", 17);
+	ASSERT_EQ(mark_of(&why), -ENODATA, "only an id: refused");
+	ASSERT_STREQ(why ? why : "", "is missing but id remains", "the refusal names the id");
+	reset();
+	put(COOKIE_NODE_FILE, "0\n", 2);
+	ASSERT_EQ(mark_of(&why), -ENODATA, "only a node file: refused");
+	ASSERT_STREQ(why ? why : "", "is missing but node remains", "the refusal names the node file");
+	reset();
+	if (symlink("nowhere", strcat(strcpy((char[256]){0}, dir), "/" COOKIE_ID_FILE)))
+		exit(1);
+	ASSERT_EQ(mark_of(&why), -ENODATA, "a dangling id symlink without a mark: refused too");
+	reset();
+	put(".highwater.tmp", "5\n", 2);
+	put("lost+found", "", 0);
+	ASSERT_EQ(mark_of(&why), 1, "other files (a temporary mark never renamed): still a first start");
+
+	/* A first start writes the mark first, then node and id: each crash point completes. */
+	reset();
+	cookie_store_open(&s, dir);
+	ASSERT_EQ(cookie_store_read_mark(&s, &why), 1, "an empty directory is a first start");
+	ASSERT_EQ(cookie_store_init(&s), 0, "which writes its first mark");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "1\n", "1: nothing handed out");
+	ASSERT_STREQ(get(COOKIE_ID_FILE), "(none)", "before any id");
+	cookie_store_close(&s);
+	cookie_store_open(&s, dir);
+	ASSERT_EQ(cookie_store_read_mark(&s, &why), 0, "only the first mark (a crash after it): read");
+	ASSERT_EQ(cookie_store_init(&s), 0, "not a first start any more");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "1\n", "the mark is not written again");
+	ASSERT_EQ(cookie_store_node(&s, 9, &node, &why), 0, "and completed: the node asked for");
+	ASSERT_EQ(node, 9, "node 9");
+	cookie_store_close(&s);
+	cookie_store_open(&s, dir);
+	ASSERT_EQ(cookie_store_read_mark(&s, &why), 0, "mark and node (a crash before the id): read");
+	ASSERT_EQ(cookie_store_node(&s, -1, &node, &why), 0, "the node is kept");
+	ASSERT_EQ(node, 9, "node 9 still");
+	ASSERT_EQ(cookie_store_id(&s, &id), 0, "and the id is made");
+	cookie_store_close(&s);
+	ASSERT_EQ(mark_of(&why), 0, "all three: a complete directory");
+}
+
+static void run(const char *fmt, const char *arg)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), fmt, arg, arg);
+	if (system(cmd))
+		exit(1);
+}
+
+/* Like sshd's StrictModes: only the daemon's user may write what decides the next cookie. */
+static void test_trust(void)
+{
+	struct cookie_store s, s2;
+	const char *why = NULL;
+	unsigned int node = 0;
+	uint64_t id = 0;
+	char path[512];
+
+	reset();
+	run("chmod 0770 '%s'", dir);
+	ASSERT_EQ(cookie_store_open(&s, dir), -EPERM, "a directory writable by its group is refused (EPERM)");
+	ASSERT_STREQ(s.why, "is writable by its group (mode 0770)", "and says so");
+	run("chmod 0703 '%s'", dir);
+	ASSERT_EQ(cookie_store_open(&s, dir), -EPERM, "a directory writable by others is refused");
+	ASSERT_STREQ(s.why, "is writable by others (mode 0703)", "and says so");
+	run("chmod 0755 '%s' && chown 65534 '%s'", dir);
+	ASSERT_EQ(cookie_store_open(&s, dir), -EPERM, "a directory owned by another user (nobody) is refused");
+	ASSERT_STRSTR(s.why, "is owned by uid 65534, not by uid 0", "and names the owner");
+	run("chown 0 '%s' && chmod 0755 '%s'", dir);
+	ASSERT_EQ(cookie_store_open(&s, dir), 0, "0755, owned by this user: trusted");
+	cookie_store_close(&s);
+
+	put(COOKIE_HIGHWATER_FILE, "33554433\n", 9);
+	snprintf(path, sizeof(path), "%s/" COOKIE_HIGHWATER_FILE, dir);
+	run("chmod 0620 '%s'", path);
+	ASSERT_EQ(mark_of(&why), -EPERM, "a highwater writable by its group is refused");
+	ASSERT_STREQ(why ? why : "", "is writable by its group (mode 0620)", "and says so");
+	run("chmod 0600 '%s' && chown 65534 '%s'", path);
+	ASSERT_EQ(mark_of(&why), -EPERM, "a highwater owned by nobody is refused");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "33554433\n", "and left as it was");
+	run("chown 0 '%s'", path);
+	ASSERT_EQ(mark_of(&why), 0, "owned by root, 0600: read");
+
+	/* A symbolic link, even to a good mark: O_NOFOLLOW, refused as untrusted, not an I/O error. */
+	put("real", "33554433\n", 9);
+	unlink(path);
+	if (symlink("real", path))
+		exit(1);
+	ASSERT_EQ(mark_of(&why), -EPERM, "a highwater that is a symbolic link is refused (EPERM, exit 78)");
+	ASSERT_STREQ(why ? why : "", "is a symbolic link", "and says so");
+	cookie_store_open(&s, dir);
+	ASSERT_EQ(cookie_store_write_mark(&s, 50331649), -EPERM, "a mark is not written through it either");
+	cookie_store_close(&s);
+	unlink(path);
+	put(COOKIE_HIGHWATER_FILE, "33554433\n", 9);
+
+	put(COOKIE_NODE_FILE, "0\n", 2);
+	snprintf(path, sizeof(path), "%s/" COOKIE_NODE_FILE, dir);
+	run("chmod 0606 '%s'", path);
+	cookie_store_open(&s, dir);
+	cookie_store_read_mark(&s, &why);
+	ASSERT_EQ(cookie_store_node(&s, -1, &node, &why), -EPERM, "a node file writable by others is refused");
+	ASSERT_STREQ(why ? why : "", "is writable by others (mode 0606)", "and says so");
+	cookie_store_close(&s);
+	run("chmod 0600 '%s'", path);
+
+	put(COOKIE_ID_FILE, "00000000000000ab\n", 17);
+	snprintf(path, sizeof(path), "%s/" COOKIE_ID_FILE, dir);
+	run("chown 65534 '%s'", path);
+	cookie_store_open(&s, dir);
+	ASSERT_EQ(cookie_store_id(&s, &id), -EPERM, "an id owned by nobody is refused");
+	ASSERT_STRSTR(s.why, "owned by uid 65534", "and names the owner");
+
+	/* The lock: one open at a time, for as long as it is open. */
+	ASSERT_EQ(cookie_store_open(&s2, dir), -EBUSY, "a second open of a locked directory: EBUSY");
+	cookie_store_close(&s);
+	ASSERT_EQ(cookie_store_open(&s2, dir), 0, "after the first is closed, it opens");
+	cookie_store_close(&s2);
+}
+
+/* Whatever another writer put on disk, a mark never goes down. */
+static void test_never_lower(void)
+{
+	struct cookie_store s;
+	const char *why = NULL;
+
+	reset();
+	cookie_store_open(&s, dir);
+	ASSERT_EQ(cookie_store_write_mark(&s, 100), 0, "write the mark 100");
+	put(COOKIE_HIGHWATER_FILE, "200\n", 4);	/* another writer */
+	ASSERT_EQ(cookie_store_write_mark(&s, 150), -ESTALE, "150 over 200 on disk: refused (ESTALE)");
+	ASSERT_EQ_U64(s.disk, 200, "the mark found on disk is 200");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "200\n", "the disk keeps 200");
+	ASSERT_EQ_U64(s.highwater, 100, "and ours is not moved");
+	ASSERT_EQ(cookie_store_write_mark(&s, 200), 0, "the same mark may be written");
+	ASSERT_EQ(cookie_store_write_mark(&s, 250), 0, "a higher one too");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "250\n", "250 on disk");
+	put(COOKIE_HIGHWATER_FILE, "garbage\n", 8);
+	ASSERT_EQ(cookie_store_write_mark(&s, 300), -EUCLEAN, "a mark that is not one any more is not written over");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "garbage\n", "it stays for the operator");
+	ASSERT_EQ(cookie_store_replace_mark(&s, 300), 0, "replace_mark (--raise-mark's repair) writes over it");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "300\n", "300 on disk");
+	cookie_store_close(&s);
+	ASSERT_EQ(mark_of(&why), 0, "and it reads back");
 }
 
 int main(void)
@@ -299,6 +485,9 @@ int main(void)
 	id_refused("000000000000000ab\n", "of 17 digits");
 
 	test_node();
+	test_partial();
+	test_trust();
+	test_never_lower();
 
 	/* The directory and its parents are made; a path through a file fails cleanly. */
 	reset();

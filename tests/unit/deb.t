@@ -43,6 +43,7 @@ for t in /usr/sbin/tpstat /usr/sbin/cookie-gend /usr/sbin/eht-hosts /usr/bin/coo
 done
 ok $(contents "$deb" | grep -q counter; [ $? = 1 ]; echo $?) "counter is not in the package (tpgen's companion)"
 is "$(contents "$dev")" "/usr/include/bareatom/cookie.h
+/usr/include/bareatom/cookie_limit.h
 /usr/include/bareatom/libcookie.h
 /usr/lib/x86_64-linux-gnu/libcookie.a
 /usr/lib/x86_64-linux-gnu/pkgconfig/libcookie.pc

@@ -1,7 +1,9 @@
 #!/bin/bash
 # cookie-gend against bad state and bad peers, each case from a review of ways to repeat a
-# cookie or hang the daemon: corrupt high-water marks and ids refuse the start and change
-# nothing, systemd does not restart into the same refusal, a full disk backs off and
+# cookie or hang the daemon: corrupt, lost or untrusted high-water marks and ids refuse the
+# start and change nothing, --raise-mark repairs a lost mark and never lowers one, a second
+# daemon on the same directory is refused, pins of an older layout are replaced with the
+# counter above the old one's, systemd does not restart into the same refusal, a full disk backs off and
 # recovers, pins of a different program are replaced, per-uid bounds keep root served,
 # unfinished lines time out, fast-path draws are bounded, and no file that is not a socket
 # is ever removed. Leaves the system's cookie-gend running as it found it.
@@ -56,12 +58,36 @@ refuses_start "a highwater that is a directory" "$work/st/highwater" "is not a r
 is "$(ls $pins | tr '\n' ' ')/$(link_prog)" "$pins_before/$link_before" \
 	"the refused starts left the pins and the link as they were"
 
+# ---- a lost mark: an id or node without a highwater is not a first start ----
+rm -rf "$work/st"; mkdir "$work/st"
+printf '00000000000000ab\n' >"$work/st/id"; printf '0\n' >"$work/st/node"
+refuses_start "id and node without a highwater" "$work/st/id" "highwater is missing but id and node remain"
+[ ! -e "$work/st/highwater" ]
+ok $? "the lost mark is not written as a fresh 1"
+rm "$work/st/node"
+refuses_start "an id without a highwater" "$work/st/id" "cookie-gend --raise-mark N"
+
+# ---- untrusted state (StrictModes): exit 78, not a start and not exit 1 ----
+rm -rf "$work/st"; mkdir "$work/st"; printf '33554433\n' >"$work/st/highwater"
+chmod 0777 "$work/st"; chown nobody "$work/st"
+refuses_start "a directory owned by nobody, mode 0777" "$work/st/highwater" "is owned by uid 65534"
+chown root "$work/st"; chmod 0775 "$work/st"
+refuses_start "a directory writable by its group" "$work/st/highwater" "is writable by its group"
+chmod 0755 "$work/st"; chmod 0646 "$work/st/highwater"
+refuses_start "a highwater writable by others" "$work/st/highwater" "highwater is writable by others"
+chmod 0600 "$work/st/highwater"; chown nobody "$work/st/highwater"
+refuses_start "a highwater owned by nobody" "$work/st/highwater" "highwater is owned by uid 65534"
+mv "$work/st/highwater" "$work/real"; chown root "$work/real"
+ln -s "$work/real" "$work/st/highwater"
+refuses_start "a highwater that is a symbolic link" "$work/st/highwater" "highwater is a symbolic link"
+
 # ---- the id file: empty or malformed refuses, with the way to recover ----
 rm -rf "$work/st"; mkdir "$work/st"
+printf '16777217\n' >"$work/st/highwater"
 : >"$work/st/id"
 refuses_start "an empty id (a crash between create and write)" "$work/st/id" "remove it if no cookie-gend has run"
 printf '12zz000000000000\n' >"$work/st/id"
-refuses_start "id '12zz...'" "$work/st/id" "is empty or corrupt"
+refuses_start "id '12zz...'" "$work/st/id" "id is corrupt (want 16 lowercase hex digits"
 
 # ... and systemd does not restart into the same refusal.
 mkdir -p $dropin
@@ -234,6 +260,74 @@ else:
     print("still open after 40 s")
 EOF
 is "$(python3 "$work/partial.py")" closed "a line trickling one byte a second is closed (10 s line deadline)"
+
+# ---- --raise-mark repairs a lost mark; the directory is locked; a mark never goes down ----
+systemctl stop cookie-gend
+cookie-gend --uninstall >/dev/null	# the pinned maps count for the system's state directory
+rm -rf "$work/rm"; mkdir "$work/rm"
+printf '00000000000000cd\n' >"$work/rm/id"; printf '0\n' >"$work/rm/node"
+out=$(cookie-gend --raise-mark 5000000000 --state-dir "$work/rm" 2>&1); rc=$?
+is "$rc/$(cat "$work/rm/highwater")" "0/5000000000" "--raise-mark 5000000000 writes the lost mark ($out)"
+out=$(cookie-gend --raise-mark 4000000000 --state-dir "$work/rm" 2>&1); rc=$?
+is "$rc/$(cat "$work/rm/highwater")" "1/5000000000" "--raise-mark below it is refused, exit 1, the mark kept"
+grep -q "a mark is never lowered" <<<"$out"
+ok $? "and says why: $out"
+out=$(cookie-gend --raise-mark $(( (3 << 48) + 6000000000 )) --state-dir "$work/rm" 2>&1); rc=$?
+is "$rc/$(cat "$work/rm/highwater")" "2/5000000000" "a cookie of node 3 for node 0's directory: exit 2 ($out)"
+systemd-run --unit=cookie-rm -p Type=notify -p NotifyAccess=main -p StandardError=file:"$work/rm.log" \
+	/usr/sbin/cookie-gend --foreground --state-dir "$work/rm" --socket "$sock" >/dev/null 2>&1
+wait_sock "$sock"
+ok $? "the repaired directory starts"
+c=$(cookie -n 1 --socket-only --socket "$sock")
+[ -n "$c" ] && [ "$c" -ge 5000000000 ]
+ok $? "its first cookie is at or above the raised mark ($c)"
+out=$(cookie-gend --raise-mark 9000000000 --state-dir "$work/rm" 2>&1); rc=$?
+is "$rc" 1 "--raise-mark while a daemon uses the directory is refused"
+grep -q "another cookie-gend uses the state directory" <<<"$out"
+ok $? "and says why: $out"
+# A second daemon with its own /run (a container sharing /var/lib and bpffs): the instance
+# lock does not see it, the directory's lock does.
+out=$(unshare -m sh -c "mount -t tmpfs tmpfs /run && timeout 20 cookie-gend --foreground \
+	--state-dir '$work/rm' --socket /run/other.sock" 2>&1); rc=$?
+is "$rc" 1 "a second daemon on the same state directory, with its own /run, is refused (exit 1)"
+[ "$(wc -l <<<"$out")" = 1 ] && grep -q "another cookie-gend uses the state directory $work/rm" <<<"$out"
+ok $? "one line says why: $out"
+is "$(cookie -n 1 --socket-only --socket "$sock" >/dev/null; echo $?)" 0 "the first daemon still serves"
+systemctl stop cookie-rm
+cookie-gend --uninstall >/dev/null
+
+# ---- upgrades: a pinned state map of the older layout (80 bytes, before node ids) ----
+# The old counter gave cookies up to its limit (2^32 above the system directory's mark): the
+# new one must start above it, with no manual step, and the new layout must be pinned.
+systemctl stop cookie-gend
+cookie-gend --uninstall >/dev/null
+sysid=$(cat /var/lib/bareatom/cookie/id) syshw=$(cat /var/lib/bareatom/cookie/highwater)
+old_next=$((syshw + (1 << 31))) old_limit=$((syshw + (1 << 32)))
+mkdir -p $pins
+bpftool map create $pins/state type array key 4 value 80 entries 1 name state flags 1024
+val=$(python3 -c 'import struct, sys
+v = struct.pack("<10Q", int(sys.argv[2]), int(sys.argv[3]), 0, 0, 0, 0, 0, int(sys.argv[1], 16), 0, 0)
+print(" ".join("%02x" % b for b in v))' "$sysid" "$old_next" "$old_limit")
+bpftool map update pinned $pins/state key 0 0 0 0 value hex $val
+ok $? "an 80-byte state map is pinned, its limit 2^32 above the mark ($old_limit), owned by the system's directory"
+systemctl start cookie-gend && wait_sock /run/bareatom/cookie.sock
+ok $? "cookie-gend starts on pins of the older layout"
+is "$(bpftool map show pinned $pins/state -j | jq .bytes_value)" 88 "the state map pinned now has the new layout (88 bytes)"
+n=$(stat_on /run/bareatom/cookie.sock next)
+[ "$n" -ge "$old_limit" ]
+ok $? "the new counter starts above the old one's limit ($n >= $old_limit)"
+hw=$(cat /var/lib/bareatom/cookie/highwater)
+[ "$hw" -gt "$old_limit" ]
+ok $? "and the mark on disk is above it ($hw)"
+c=$(cookie -n 1 --fast); rc=$?
+[ $rc = 0 ] && [ "$c" -ge "$old_limit" ]
+ok $? "the fast path works on the new map, above the old counter ($c)"
+f0=$(stat_on /run/bareatom/cookie.sock fork_cookies)
+forks 20
+[ "$(stat_on /run/bareatom/cookie.sock fork_cookies)" -ge $((f0 + 20)) ]
+ok $? "forks draw from the new map"
+journalctl -u cookie-gend --no-pager 2>/dev/null | grep -q "an older layout (80 bytes, not 88)"
+ok $? "the replacement is logged"
 
 # ---- crashes and holes ----
 systemctl stop cookie-gend

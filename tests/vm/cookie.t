@@ -170,12 +170,12 @@ fails_with 1 "cookie-gend is not running" "daemon stopped" cookie --socket-only
 fails_with 1 "cookie-gend is not running" "daemon stopped, --stats" cookie --stats
 # Advice that works where we are: systemctl under systemd, the daemon itself without it.
 fails_with 1 "cookie-gend is not running (no listener on /run/bareatom/cookie.sock; start it: systemctl start cookie-gend)" \
-	"daemon stopped, under systemd: systemctl start" cookie -n 1
+	"daemon stopped, under systemd: systemctl start" cookie --socket-only -n 1
 fails_with 1 "(no listener on /run/bareatom/cookie.sock; start it: cookie-gend)" \
 	"daemon stopped, no systemd (hidden by a tmpfs): the daemon itself" \
-	unshare -m sh -c 'mount -t tmpfs none /run/systemd && exec cookie -n 1'
+	unshare -m sh -c 'mount -t tmpfs none /run/systemd && exec cookie --socket-only -n 1'
 fails_with 1 "(no listener on /tmp/no.sock; start it: cookie-gend --socket /tmp/no.sock)" \
-	"another socket: the daemon itself, with that socket" cookie --socket /tmp/no.sock -n 1
+	"another socket: the daemon itself, with that socket" cookie --socket-only --socket /tmp/no.sock -n 1
 c1=$(cookie --fast); rc=$?
 ok $rc "the fast path keeps working while the daemon is down, within the durable limit ($c1)"
 # With the daemon down, the fast path runs into the durable limit and is refused: nothing

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cookie-gend's durable mark: the state directory checked at start, the counter recovered
+ * above the mark, the limit extended only behind a durable mark (see cookie_mark.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <linux/types.h>
+#include "cookie.h"
+#include "cookie_limit.h"
+#include "libcookie.h"
+#include "cookie_mark.h"
+#include "clock.h"
+
+/* What every refusal of a lost or corrupt mark says is safe (a restored backup is too low). */
+#define RAISE_ADVICE "run cookie-gend --raise-mark N with N above the newest cookie of this " \
+		     "node ever seen (a mark restored from a backup is too low by itself; see cookie-gend(8))"
+
+/* A file (or the directory itself, @name "") that only the daemon's user may write is not. */
+static int untrusted(struct cookie_mark *m, const char *name)
+{
+	m->log(LOG_ERR, "%s%s%s %s: refusing to trust it, since whoever can write the state can "
+	       "move the mark back (check what is in it, then make it a regular file or directory "
+	       "owned by this daemon's user and not writable by group or other)",
+	       m->store.dir, *name ? "/" : "", name, m->store.why);
+	return COOKIE_EXIT_STATE;
+}
+
+/* Open, lock and trust-check the directory; 0 or the exit status (logged). */
+static int open_store(struct cookie_mark *m, const char *dir)
+{
+	int err = cookie_store_open(&m->store, dir);
+
+	if (err == -EPERM)
+		return untrusted(m, "");
+	if (err == -EBUSY) {
+		m->log(LOG_ERR, "another cookie-gend uses the state directory %s (it holds its lock)", dir);
+		return 1;
+	}
+	if (err) {
+		m->log(LOG_ERR, "cannot open the state directory %s: %s", dir, strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+/* Read the mark; 0 (1 for a first start) or minus the exit status (logged). */
+static int read_mark(struct cookie_mark *m)
+{
+	const char *dir = m->store.dir, *why = "";
+	int err = cookie_store_read_mark(&m->store, &why);
+
+	if (err == -EPERM)
+		return -untrusted(m, COOKIE_HIGHWATER_FILE);
+	if (err == -EUCLEAN) {
+		m->log(LOG_ERR, "%s/" COOKIE_HIGHWATER_FILE " %s; refusing to guess a high-water mark: "
+		       RAISE_ADVICE, dir, why);
+		return -COOKIE_EXIT_STATE;
+	}
+	if (err == -ENODATA) {
+		m->log(LOG_ERR, "%s/" COOKIE_HIGHWATER_FILE " %s, so what this node handed out is "
+		       "unknown and starting at 1 would repeat it: " RAISE_ADVICE, dir, why);
+		return -COOKIE_EXIT_STATE;
+	}
+	if (err < 0) {
+		m->log(LOG_ERR, "cannot read %s/" COOKIE_HIGHWATER_FILE ": %s", dir, strerror(-err));
+		return -1;
+	}
+	return err;
+}
+
+int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node)
+{
+	const char *why = "";
+	int err = open_store(m, dir);
+
+	if (err)
+		return err;
+	err = read_mark(m);
+	if (err < 0)
+		return -err;
+	/* A first start: the mark before anything else, so a crash leaves no id without one. */
+	err = cookie_store_init(&m->store);
+	if (err) {
+		m->log(LOG_ERR, "cannot write %s/" COOKIE_HIGHWATER_FILE ": %s", dir, strerror(-err));
+		return 1;
+	}
+	/* Before the id is created: a refused node id leaves a directory as it was. */
+	err = cookie_store_node(&m->store, want_node, &m->node, &why);
+	if (err == -EEXIST) {
+		m->log(LOG_ERR, "%s belongs to node %u, not %ld: a state directory keeps the node id "
+		       "it was first started with (use another directory for another node)",
+		       dir, m->node, want_node);
+		return COOKIE_EXIT_STATE;
+	}
+	if (err == -EPERM)
+		return untrusted(m, COOKIE_NODE_FILE);
+	if (err == -EUCLEAN) {
+		m->log(LOG_ERR, "%s/" COOKIE_NODE_FILE " %s; refusing to guess the node id (restore "
+		       "it: the top 16 bits of this machine's cookies)", dir, why);
+		return COOKIE_EXIT_STATE;
+	}
+	if (err) {
+		m->log(LOG_ERR, "cannot read or create %s/" COOKIE_NODE_FILE ": %s", dir, strerror(-err));
+		return 1;
+	}
+	m->node_base = COOKIE_NODE_BASE(m->node);
+	err = cookie_store_id(&m->store, &m->id);
+	if (err == -EPERM)
+		return untrusted(m, COOKIE_ID_FILE);
+	if (err == -EUCLEAN) {
+		m->log(LOG_ERR, "%s/" COOKIE_ID_FILE " %s; remove it if no "
+		       "cookie-gend has run with this directory since boot, else write the owner id "
+		       "from 'bpftool map dump pinned " COOKIE_PIN_DIR "/state'", dir, m->store.why);
+		return COOKIE_EXIT_STATE;
+	}
+	if (err) {
+		m->log(LOG_ERR, "cannot read or create %s/" COOKIE_ID_FILE ": %s", dir, strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+static void save_failed(struct cookie_mark *m, int err)
+{
+	char status[256];
+
+	m->save_errors++;
+	m->save_backoff = m->save_err ? m->save_backoff * 2 : COOKIE_SAVE_BACKOFF_MIN;
+	if (m->save_backoff > COOKIE_SAVE_BACKOFF_MAX)
+		m->save_backoff = COOKIE_SAVE_BACKOFF_MAX;
+	m->save_retry_at = util_now() + m->save_backoff;
+	if (err == m->save_err)
+		return;
+	m->save_err = err;
+	if (err == -EOVERFLOW) {
+		m->log(LOG_CRIT, "node %u's cookie space is exhausted (sequence %llu): draws are "
+		       "refused, never wrapped into another node's", m->node, COOKIE_MARK_MAX - 1);
+		m->status("STATUS=cookie space exhausted: draws are refused");
+		return;
+	}
+	if (err == -ESTALE) {
+		m->log(LOG_CRIT, "the high-water mark in %s is %llu, above this daemon's %llu: something "
+		       "else writes it (another cookie-gend on the same directory?); never lowering it, "
+		       "draws past %llu are refused", m->store.dir, (unsigned long long)m->store.disk,
+		       (unsigned long long)m->store.highwater, (unsigned long long)m->store.highwater);
+		m->status("STATUS=the high-water mark on disk is above this daemon's: draws are refused");
+		return;
+	}
+	m->log(LOG_ERR, "cannot save the high-water mark in %s: %s; draws past %llu are refused "
+	       "until it can be saved (retrying every %g s at most)", m->store.dir, strerror(-err),
+	       (unsigned long long)m->store.highwater, COOKIE_SAVE_BACKOFF_MAX);
+	snprintf(status, sizeof(status), "STATUS=cannot save the high-water mark in %s: %s; "
+		 "draws past %llu are refused", m->store.dir, strerror(-err),
+		 (unsigned long long)m->store.highwater);
+	m->status(status);
+}
+
+static void save_recovered(struct cookie_mark *m)
+{
+	m->log(LOG_INFO, "the high-water mark is saved again in %s (%llu)", m->store.dir,
+	       (unsigned long long)m->store.highwater);
+	m->status("STATUS=serving cookies");
+	m->save_err = 0;
+	m->save_backoff = 0;
+}
+
+/*
+ * Nothing here can wrap or leave the node's space: marks stay below COOKIE_MARK_MAX, and the
+ * limit is node_base plus the mark.
+ */
+int cookie_mark_extend(struct cookie_mark *m, __u64 need)
+{
+	struct cookie_state *st = m->st;
+	__u64 limit = __atomic_load_n(&st->limit, __ATOMIC_SEQ_CST);
+	__u64 next = __atomic_load_n(&st->next, __ATOMIC_SEQ_CST);
+	__u64 base = need > next ? need : next, seq, target;
+	int err;
+
+	/*
+	 * In the node's space the counter is at least node_base (recover put it there), so
+	 * one comparison catches the top of the space and anything outside it (seq wraps).
+	 */
+	seq = base - m->node_base;
+	if (seq >= COOKIE_MARK_MAX - 1) {
+		if (m->save_err != -EOVERFLOW)
+			save_failed(m, -EOVERFLOW);
+		return -EOVERFLOW;
+	}
+	/* The last block is cut at the node's top mark, so every sequence below it is served. */
+	target = seq + COOKIE_BLOCK < COOKIE_MARK_MAX ? seq + COOKIE_BLOCK : COOKIE_MARK_MAX - 1;
+	if (m->node_base + target <= limit)
+		return 0;
+	if (m->save_err && util_now() < m->save_retry_at)
+		return m->save_err;
+	err = cookie_store_write_mark(&m->store, target);
+	if (err) {
+		save_failed(m, err);
+		return err;
+	}
+	if (m->save_err)
+		save_recovered(m);
+	__atomic_store_n(&st->limit, m->node_base + target, __ATOMIC_SEQ_CST);
+	m->extensions++;
+	m->log(LOG_DEBUG, "high-water mark now %llu (cookie %llu)", target, m->node_base + target);
+	return 0;
+}
+
+void cookie_mark_headroom(struct cookie_mark *m)
+{
+	struct cookie_state *st = m->st;
+	__u64 next = __atomic_load_n(&st->next, __ATOMIC_SEQ_CST);
+	__u64 limit = __atomic_load_n(&st->limit, __ATOMIC_SEQ_CST);
+	/* Read first: writing the shared line on every tick would slow every drawer. */
+	bool asked = __atomic_load_n(&st->need_room, __ATOMIC_RELAXED) &&
+		     __atomic_exchange_n(&st->need_room, 0, __ATOMIC_SEQ_CST);
+
+	if (asked || next >= limit || limit - next <= COOKIE_BLOCK / 2)
+		cookie_mark_extend(m, next);
+}
+
+/*
+ * A counter already at the limit is extended before anything is taken, so requests refused
+ * while the mark cannot be saved do not push the counter on; a draw that crossed the limit
+ * is covered by extending past it before the reply (the values are this draw's alone: no
+ * other drawer got them). The limit check is bpf/cookie_limit.h's, as every drawer's.
+ */
+int cookie_mark_draw(struct cookie_mark *m, __u64 n, __u64 *first)
+{
+	struct cookie_state *st = m->st;
+	__u64 next = __atomic_load_n(&st->next, __ATOMIC_SEQ_CST), c;
+	int err;
+
+	if (next >= __atomic_load_n(&st->limit, __ATOMIC_SEQ_CST)) {
+		err = cookie_mark_extend(m, next + n);
+		if (err)
+			return err;
+	}
+	c = __atomic_fetch_add(&st->next, n, __ATOMIC_SEQ_CST);
+	if (!cookie_in_limit(c, n, __atomic_load_n(&st->limit, __ATOMIC_SEQ_CST))) {
+		err = cookie_mark_extend(m, c + n);
+		if (err)
+			return err;
+	}
+	*first = c;
+	return 0;
+}
+
+int cookie_mark_cover(struct cookie_mark *m, __u64 floor)
+{
+	__u64 seq = COOKIE_SEQ_OF(floor);
+	int err;
+
+	if (!floor || COOKIE_NODE_OF(floor) != m->node || seq <= m->store.highwater)
+		return 0;
+	/* The old counter's top of the node's space: nothing above it is left to serve. */
+	err = seq >= COOKIE_MARK_MAX ? -EOVERFLOW : cookie_store_write_mark(&m->store, seq);
+	if (err) {
+		m->log(LOG_ERR, "cannot raise the high-water mark in %s to %llu, above the counter "
+		       "being replaced: %s", m->store.dir, (unsigned long long)seq,
+		       err == -EOVERFLOW ? "the node's space is exhausted" : strerror(-err));
+		return err;
+	}
+	m->log(LOG_INFO, "high-water mark raised to %llu, above the counter being replaced",
+	       (unsigned long long)seq);
+	return 0;
+}
+
+int cookie_mark_recover(struct cookie_mark *m, struct cookie_state *st, __u64 floor)
+{
+	__u64 hw = m->node_base + m->store.highwater, cur, owner = 0, start = hw;
+
+	m->st = st;
+	if (!__atomic_compare_exchange_n(&st->owner, &owner, m->id, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST) && owner != m->id) {
+		m->log(LOG_ERR, "the maps pinned in " COOKIE_PIN_DIR " count for another state "
+		       "directory than %s: stop that daemon and run cookie-gend --uninstall first",
+		       m->store.dir);
+		return -EEXIST;
+	}
+	/* Our own pins, but a node file changed by hand since: the counter is another node's. */
+	if (owner == m->id && __atomic_load_n(&st->node, __ATOMIC_SEQ_CST) != m->node) {
+		m->log(LOG_ERR, "the counter pinned in " COOKIE_PIN_DIR " is node %llu's, but %s "
+		       "says node %u: run cookie-gend --uninstall first", st->node, m->store.dir,
+		       m->node);
+		return -EEXIST;
+	}
+	__atomic_store_n(&st->node, m->node, __ATOMIC_SEQ_CST);
+	/* An older counter of this node (its layout replaced) may have given up to @floor. */
+	if (COOKIE_NODE_OF(floor) == m->node && floor > start)
+		start = floor;
+	cur = __atomic_load_n(&st->next, __ATOMIC_SEQ_CST);
+	while (cur < start &&
+	       !__atomic_compare_exchange_n(&st->next, &cur, start, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	/* A reused map may carry a limit from a mark we cannot see: never trust more than ours. */
+	cur = __atomic_load_n(&st->limit, __ATOMIC_SEQ_CST);
+	if (cur > hw)
+		__atomic_store_n(&st->limit, hw, __ATOMIC_SEQ_CST);
+	m->log(LOG_INFO, "node %u, high-water mark %llu, counter at %llu", m->node, hw,
+	       __atomic_load_n(&st->next, __ATOMIC_SEQ_CST));
+	/*
+	 * A mark that cannot be saved now (a full disk) does not stop the start: draws are
+	 * refused, STATS and systemctl status say why, and the tick retries with backoff.
+	 */
+	cookie_mark_extend(m, __atomic_load_n(&st->next, __ATOMIC_SEQ_CST));
+	return 0;
+}
+
+int cookie_mark_raise(struct cookie_mark *m, const char *dir, uint64_t cookie)
+{
+	const char *why = "";
+	unsigned int node = 0;
+	uint64_t seq = COOKIE_SEQ_OF(cookie);
+	int err = open_store(m, dir), lost = 0;
+
+	if (err)
+		return err;
+	err = cookie_store_read_node(&m->store, &node, &why);
+	if (err == -EPERM)
+		return untrusted(m, COOKIE_NODE_FILE);
+	if (err == -EUCLEAN) {
+		m->log(LOG_ERR, "%s/" COOKIE_NODE_FILE " %s; refusing to guess the node id", dir, why);
+		return COOKIE_EXIT_STATE;
+	}
+	if (err && err != -ENOENT) {
+		m->log(LOG_ERR, "cannot read %s/" COOKIE_NODE_FILE ": %s", dir, strerror(-err));
+		return 1;
+	}
+	/* Without a node file the directory is node 0 (a new one, or one from before node ids). */
+	if (COOKIE_NODE_OF(cookie) != node) {
+		m->log(LOG_ERR, "%llu is a cookie of node %llu, but %s is node %u's: give a cookie of "
+		       "node %u (cookie --decode shows a cookie's node)", (unsigned long long)cookie,
+		       (unsigned long long)COOKIE_NODE_OF(cookie), dir, node, node);
+		return 2;
+	}
+	if (seq == 0 || seq >= COOKIE_MARK_MAX) {
+		m->log(LOG_ERR, "%llu is sequence %llu of node %u: a mark is a sequence from 1 to %llu",
+		       (unsigned long long)cookie, (unsigned long long)seq, node,
+		       COOKIE_MARK_MAX - 1);
+		return 2;
+	}
+	err = cookie_store_read_mark(&m->store, &why);
+	if (err == -EPERM)
+		return untrusted(m, COOKIE_HIGHWATER_FILE);
+	if (err == -EUCLEAN || err == -ENODATA) {
+		/* What the operator is here to repair: written over, as they decided. */
+		lost = 1;
+		m->log(LOG_WARNING, "%s/" COOKIE_HIGHWATER_FILE " %s: replacing it", dir, why);
+	} else if (err < 0) {
+		m->log(LOG_ERR, "cannot read %s/" COOKIE_HIGHWATER_FILE ": %s", dir, strerror(-err));
+		return 1;
+	} else if (!err && m->store.highwater > seq) {
+		m->log(LOG_ERR, "the mark in %s is already %llu (cookie %llu), above %llu: a mark is "
+		       "never lowered", dir, (unsigned long long)m->store.highwater,
+		       (unsigned long long)(COOKIE_NODE_BASE(node) + m->store.highwater),
+		       (unsigned long long)cookie);
+		return 1;
+	}
+	err = lost ? cookie_store_replace_mark(&m->store, seq) : cookie_store_write_mark(&m->store, seq);
+	if (err == -ESTALE) {
+		m->log(LOG_ERR, "the mark in %s was raised to %llu meanwhile: a mark is never lowered",
+		       dir, (unsigned long long)m->store.disk);
+		return 1;
+	}
+	if (err) {
+		m->log(LOG_ERR, "cannot write %s/" COOKIE_HIGHWATER_FILE ": %s", dir, strerror(-err));
+		return 1;
+	}
+	m->log(LOG_NOTICE, "the high-water mark in %s is %llu (node %u): the next cookie handed "
+	       "out is %llu or above", dir, (unsigned long long)seq, node, (unsigned long long)cookie);
+	return 0;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cookie-gend's durable mark, around one struct: open and check the state directory, recover
+ * the counter above everything ever handed out, extend the limit (the mark first, durably),
+ * draw for clients, and raise the mark by hand (--raise-mark).
+ *
+ * The rule it keeps: the counter's limit in the map is raised only after a larger mark has
+ * been written and fsynced (cookie_store.c), and every draw at or past the limit is refused
+ * (bpf/cookie_limit.h), so after SIGKILL or a power-off the counter restarts at the mark,
+ * above everything it ever gave. The mark moves in blocks (COOKIE_BLOCK): one fsync a block.
+ */
+#ifndef __BAREATOM_COOKIE_MARK_H
+#define __BAREATOM_COOKIE_MARK_H
+
+#include <stdint.h>
+#include <linux/types.h>
+#include "cookie.h"
+#include "cookie_store.h"
+
+/*
+ * Exit status when the state directory needs an operator (a corrupt, lost or untrusted mark,
+ * id or node): the unit lists it in RestartPreventExitStatus=, so systemd does not restart
+ * into the same refusal. 78 is EX_CONFIG of sysexits.h.
+ */
+#define COOKIE_EXIT_STATE	78
+
+#define COOKIE_SAVE_BACKOFF_MIN	0.1	/* seconds before retrying a failed save of the mark */
+#define COOKIE_SAVE_BACKOFF_MAX	5.0
+
+struct cookie_mark {
+	struct cookie_store store;	/* the state directory: every sequence handed out is below its mark */
+	struct cookie_state *st;	/* the counter: the mmapped state map, from cookie_mark_recover() */
+	unsigned int node;		/* the node id, fixed by the state directory */
+	__u64 node_base;		/* node << 48: the node's first cookie value (never one itself) */
+	uint64_t id;			/* the directory's id: the pinned maps record it as their owner */
+	__u64 extensions;		/* marks written */
+	/* Saving the mark failed: retried with backoff, logged once per change of state. */
+	int save_err;
+	double save_retry_at, save_backoff;
+	__u64 save_errors;
+	/* Where it reports: the daemon's log and systemd's STATUS= line. */
+	void (*log)(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+	void (*status)(const char *msg);
+};
+
+/*
+ * Open, lock and check the state directory @dir before anything is loaded, and complete a
+ * first start (mark, then node, then id). @want_node is --node-id or -1. Returns 0, or the
+ * exit status after logging one line: COOKIE_EXIT_STATE when the directory needs an operator
+ * (its files are left as they are), 1 otherwise (another daemon holds it, I/O errors).
+ */
+int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node);
+
+/*
+ * Raise the mark on disk to cover @floor (a whole cookie: what an older layout's counter
+ * could have given, 0 for none) before that counter's pins are replaced, so a crash between
+ * the two loses nothing. Another node's floor says nothing about this one. 0, or a negative
+ * errno (logged).
+ */
+int cookie_mark_cover(struct cookie_mark *m, __u64 floor);
+
+/*
+ * Start the counter @st above everything ever handed out: above the mark, and above @floor
+ * (a whole cookie: what an older layout's counter could have given, 0 for none), then
+ * reserve the first block. -EEXIST (logged) when @st counts for another state directory.
+ */
+int cookie_mark_recover(struct cookie_mark *m, struct cookie_state *st, __u64 floor);
+
+/*
+ * Make the limit cover @need and a block beyond it, durably first. After a failure it waits
+ * out a backoff before writing again (a full disk costs no fsync per tick) and returns the
+ * error meanwhile; -EOVERFLOW at the top of the node's space, -ESTALE when the mark on disk
+ * is above the one it would write (never lowered).
+ */
+int cookie_mark_extend(struct cookie_mark *m, __u64 need);
+
+/* Keep a block of headroom; a refused draw's need_room flag asks for it at once. */
+void cookie_mark_headroom(struct cookie_mark *m);
+
+/* Draw @n (1 to COOKIE_DRAW_MAX) cookies for a client: 0 with *first, or a negative errno. */
+int cookie_mark_draw(struct cookie_mark *m, __u64 n, __u64 *first);
+
+/*
+ * --raise-mark: with no daemon on @dir (it is locked), make @cookie the next cookie handed
+ * out: it must be a cookie of the directory's node (its node file's, 0 without one) and its
+ * sequence (1 to COOKIE_MARK_MAX - 1) becomes the mark, durably. A lost or corrupt mark is
+ * replaced; a mark above it is never lowered (exit 1). Logs what it did or why not; returns
+ * the exit status (2 for a cookie of another node or out of range, 78 for untrusted state).
+ */
+int cookie_mark_raise(struct cookie_mark *m, const char *dir, uint64_t cookie);
+
+#endif /* __BAREATOM_COOKIE_MARK_H */

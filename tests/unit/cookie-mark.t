@@ -1,0 +1,3 @@
+#!/bin/sh
+# cookie-gend's durable mark (cookie_mark.c) on a temporary directory and a counter in memory.
+exec "$BUILD/tests/unit/cookie-mark"
