@@ -64,9 +64,10 @@ if command -v script >/dev/null; then
 	t $? "on a real terminal it redraws in place"
 fi
 
-# No total known: counts and elapsed time only.
+# No total known: counts and elapsed time only. The job lasts 2.5 s, so that a line is due
+# at 1 s whatever the load (a 1 s job could end before the first one).
 BAREATOM_PROGRESS=plain BAREATOM_PROGRESS_INTERVAL=1 "$prog" --label fake --log "$tmp/e.log" \
-	--match '^  [A-Z]+ ' --total-from "$tmp/missing.log" -- bash -c "$(job 4)" 2>"$tmp/e.err"
+	--match '^  [A-Z]+ ' --total-from "$tmp/missing.log" -- bash -c "$(job 5 0 0.5)" 2>"$tmp/e.err"
 grep -q '^fake: [0-9]* steps, [0-9]*s elapsed (no earlier build to estimate from)$' "$tmp/e.err"
 t $? "no earlier log: steps and elapsed time, no estimate"
 
