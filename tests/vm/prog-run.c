@@ -285,6 +285,13 @@ static void test_draw(void)
 	t.rb = ring_buffer__new(bpf_map__fd(t.skel->maps.events), on_event, &t.d, NULL);
 	if (!ASSERT_TRUE(t.rb, "cookie: read its ring buffer"))
 		goto out;
+	{
+		/* Events are written only for a registered follower (cookie --follow): us. */
+		__u32 zero = 0, me = getpid();
+
+		ASSERT_EQ(bpf_map_update_elem(bpf_map__fd(t.skel->maps.follower), &zero, &me, BPF_ANY),
+			  0, "cookie: follow its events");
+	}
 	set_state(&t, (struct cookie_state){ .next = 1, .limit = 1ULL << 40 });
 
 	/* Batches: one fetch-add of COOKIE_BATCH each, used up in order. */
