@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cookie.h"
@@ -426,9 +427,11 @@ static void on_ready(int fd, short revents, void *arg)
  */
 static int follow_lock(int map_fd)
 {
-	int fd = open(COOKIE_FOLLOW_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	__u32 zero = 0, pid = 0;
+	int fd;
 
+	mkdir("/run/bareatom", 0755);	/* a daemon on another --socket may not have made it */
+	fd = open(COOKIE_FOLLOW_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		fprintf(stderr, "cookie: cannot open %s: %s\n", COOKIE_FOLLOW_LOCK, strerror(errno));
 		return -1;
