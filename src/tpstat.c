@@ -649,7 +649,12 @@ int main(int argc, char **argv)
 		goto out_list;
 	util_join_command(env.command, s.command, sizeof(s.command));
 	/* The report never shares a stream with CMD's output (tpstat(8), OUTPUT). */
-	if (env.output) {
+	if (env.output && (!strcmp(env.output, "-") || !strcmp(env.output, "/dev/stdout"))) {
+		/* Not reopened: a file stdout points to would be truncated and written over. */
+		s.out = stdout;
+	} else if (env.output && !strcmp(env.output, "/dev/stderr")) {
+		s.out = stderr;
+	} else if (env.output) {
 		s.out = fopen(env.output, env.append ? "ae" : "we");
 		if (!s.out) {
 			fprintf(stderr, "tpstat: cannot open '%s' for the report: %s\n", env.output,

@@ -78,7 +78,7 @@ static const struct argp_option opts[] = {
 	{ "per-cpu", 'A', NULL, 0, "A row per CPU too", 0 },
 	{ "field-separator", 'x', "SEP", 0, "CSV with this separator (columns in tpstat(8))", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
-	{ "output", 'o', "FILE", 0, "Write the report to FILE (created or truncated)", 0 },
+	{ "output", 'o', "FILE", 0, "Write the report to FILE (created or truncated; - is stdout)", 0 },
 	{ "append", OPT_APPEND, NULL, 0, "With -o: append to FILE", 0 },
 	{ "hist", OPT_HIST, "TP:EXPR", 0, "Log2 histogram of a field of TP's arguments (tpstat -lv shows them; repeatable)", 0 },
 	{ "lhist", OPT_LHIST, "TP:EXPR:MIN:MAX:STEP", 0, "Like --hist, with linear buckets of STEP", 0 },

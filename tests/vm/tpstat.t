@@ -165,6 +165,9 @@ tpstat -o "$t/report" --append -j sched_process_exec -- echo X >/dev/null
 is "$(grep -c '"final":true' "$t/report")" 2 "--append adds a second report after the first"
 tpstat -o "$t/report" -j sched_process_exec -- true
 is "$(grep -c '"final":true' "$t/report")" 1 "-o without --append truncates"
+{ echo before; tpstat -o /dev/stdout -j sched_process_exec -- true; echo after; } >"$t/shared"
+is "$(head -n1 "$t/shared")|$(grep -c '"final":true' "$t/shared")|$(tail -n1 "$t/shared")" "before|1|after" \
+	"-o /dev/stdout into a file others write too: stdout as it is, not reopened and truncated"
 out=$(tpstat -j -i 0.1 -c 2 tpgen_a)
 is "$(grep -c . <<<"$out")" 3 "without CMD the report is on stdout (-c 2: 2 intervals and the final line)"
 err_case 1 "cannot open '/nonexistent/r' for the report: No such file or directory" "-o into a missing directory" \
