@@ -57,6 +57,7 @@ struct cookie_pins {
 	int state_fd;		/* the state map */
 	int task_fd;		/* task storage */
 	__u64 old_floor;	/* an older layout's state map was replaced: it gave nothing from here up */
+	double follower_check_at;	/* CLOCK_MONOTONIC: the next look for a dead follower */
 };
 
 extern struct daemon {
@@ -95,7 +96,7 @@ int cookie_pins_setup(struct cookie_pins *p);
 int cookie_pins_attach(struct cookie_pins *p);
 /*
  * A `cookie --follow` killed before it could unregister: take its pid out of the follower
- * map once its lock is free (called from the tick).
+ * map once its lock is free. Called from every tick; looks once a second at most.
  */
 void cookie_pins_clear_dead_follower(struct cookie_pins *p);
 

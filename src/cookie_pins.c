@@ -18,6 +18,7 @@
 #include "cookie.skel.h"
 #include "libcookie.h"
 #include "bpf_util.h"
+#include "clock.h"
 #include "cookie-gend.h"
 
 /* Every pin cookie-gend makes, for --uninstall; the links and programs come in pairs. */
@@ -358,8 +359,13 @@ int cookie_pins_attach(struct cookie_pins *p)
 void cookie_pins_clear_dead_follower(struct cookie_pins *p)
 {
 	__u32 zero = 0, pid = 0, none = 0;
+	double now = util_now();
 	int fd;
 
+	/* The tick comes every 20 ms: a system call or three each time would be for nothing. */
+	if (now < p->follower_check_at)
+		return;
+	p->follower_check_at = now + 1.0;
 	if (bpf_map__lookup_elem(p->skel->maps.follower, &zero, sizeof(zero), &pid, sizeof(pid), 0) ||
 	    !pid)
 		return;
