@@ -113,6 +113,32 @@ static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const str
 			  fmt_sum_double(h->sum, h->sum_hi, false));
 }
 
+/* What a --by table's one-sample-per-table family holds. */
+enum by_value { BY_OTHER, BY_DROPPED, BY_KEYS, BY_SHOWN };
+
+/* A family with one sample per --by table, {tracepoint, key_expr}; none without --by. */
+static void by_family(struct metrics *m, const struct tpstat_mview *v, const char *name,
+		      enum metrics_type type, const char *help, enum by_value what)
+{
+	struct metrics_label l[2];
+	bool first = true;
+
+	for (int i = 0; i < v->n; i++)
+		for (int b = 0; b < v->tp[i].nbys; b++) {
+			const struct tpstat_by_row *br = &v->tp[i].bys[b];
+			__u64 val = what == BY_OTHER ? br->other : what == BY_DROPPED ?
+				    br->dropped + br->errors : what == BY_KEYS ? br->nkeys :
+				    (__u64)br->n;
+
+			if (first)
+				metrics_family(m, name, type, NULL, help);
+			first = false;
+			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
+			l[1] = (struct metrics_label){ "key_expr", br->key_expr };
+			metrics_u64(m, l, 2, val);
+		}
+}
+
 void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 {
 	struct metrics_label l[4];
@@ -192,48 +218,16 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 				metrics_u64(m, l, 3, br->entries[e].count);
 			}
 		}
-	for (int i = 0, first = 1; i < v->n; i++)
-		for (int b = 0; b < v->tp[i].nbys; b++) {
-			if (first)
-				metrics_family(m, "bareatom_tracepoint_key_other_hits", METRICS_COUNTER, NULL,
-					       "Hits of the keys beyond --top, together (tpstat --by).");
-			first = 0;
-			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
-			l[1] = (struct metrics_label){ "key_expr", v->tp[i].bys[b].key_expr };
-			metrics_u64(m, l, 2, v->tp[i].bys[b].other);
-		}
-	for (int i = 0, first = 1; i < v->n; i++)
-		for (int b = 0; b < v->tp[i].nbys; b++) {
-			if (first)
-				metrics_family(m, "bareatom_tracepoint_key_dropped", METRICS_COUNTER, NULL,
-					       "Hits whose key found no slot in the table (full or busy): "
-					       "key_hits + key_other_hits + key_dropped = hits.");
-			first = 0;
-			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
-			l[1] = (struct metrics_label){ "key_expr", v->tp[i].bys[b].key_expr };
-			metrics_u64(m, l, 2, v->tp[i].bys[b].dropped + v->tp[i].bys[b].errors);
-		}
-	for (int i = 0, first = 1; i < v->n; i++)
-		for (int b = 0; b < v->tp[i].nbys; b++) {
-			if (first)
-				metrics_family(m, "bareatom_tracepoint_keys", METRICS_GAUGE, NULL,
-					       "Keys in the table; at most bareatom_tracepoint_keys_shown of "
-					       "them are series of their own.");
-			first = 0;
-			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
-			l[1] = (struct metrics_label){ "key_expr", v->tp[i].bys[b].key_expr };
-			metrics_u64(m, l, 2, v->tp[i].bys[b].nkeys);
-		}
-	for (int i = 0, first = 1; i < v->n; i++)
-		for (int b = 0; b < v->tp[i].nbys; b++) {
-			if (first)
-				metrics_family(m, "bareatom_tracepoint_keys_shown", METRICS_GAUGE, NULL,
-					       "The cardinality cap: keys exported as series (--top).");
-			first = 0;
-			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
-			l[1] = (struct metrics_label){ "key_expr", v->tp[i].bys[b].key_expr };
-			metrics_u64(m, l, 2, v->tp[i].bys[b].n);
-		}
+	by_family(m, v, "bareatom_tracepoint_key_other_hits", METRICS_COUNTER,
+		  "Hits of the keys beyond --top, together (tpstat --by).", BY_OTHER);
+	by_family(m, v, "bareatom_tracepoint_key_dropped", METRICS_COUNTER,
+		  "Hits whose key found no slot in the table (full or busy): "
+		  "key_hits + key_other_hits + key_dropped = hits.", BY_DROPPED);
+	by_family(m, v, "bareatom_tracepoint_keys", METRICS_GAUGE,
+		  "Keys in the table; at most bareatom_tracepoint_keys_shown of "
+		  "them are series of their own.", BY_KEYS);
+	by_family(m, v, "bareatom_tracepoint_keys_shown", METRICS_GAUGE,
+		  "The cardinality cap: keys exported as series (--top).", BY_SHOWN);
 	if (bpf_stats_enabled()) {
 		struct bpf_prog_info info[TPSTAT_MAX_TP];
 
