@@ -18,8 +18,8 @@
 #include "cookie.h"
 #include "cookie_mark.h"
 #include "test.h"
+#include "statedir.h"
 
-static char dir[128];
 static char logged[4096];
 static int nlogged;
 
@@ -41,33 +41,7 @@ static void no_status(const char *msg)
 
 static void put(const char *name, const char *content)
 {
-	char path[512];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write(fd, content, strlen(content)) != (ssize_t)strlen(content)) {
-		perror(path);
-		exit(1);
-	}
-	close(fd);
-}
-
-static const char *get(const char *name)
-{
-	static char buf[256];
-	char path[512];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return "(none)";
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n < 0 ? 0 : n] = '\0';
-	return buf;
+	put_len(name, content, strlen(content));
 }
 
 static void reset(void)

@@ -15,43 +15,7 @@
 #include "cookie.h"
 #include "cookie_store.h"
 #include "test.h"
-
-static char dir[128];
-
-static void put(const char *name, const char *content, size_t len)
-{
-	char path[512];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write(fd, content, len) != (ssize_t)len) {
-		perror(path);
-		exit(1);
-	}
-	close(fd);
-}
-
-static size_t got_len;
-
-/* The file's content, NUL-terminated (its length in got_len), or "(none)". */
-static const char *get(const char *name)
-{
-	static char buf[256];
-	char path[512];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return "(none)";
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	got_len = n < 0 ? 0 : n;
-	buf[got_len] = '\0';
-	return buf;
-}
+#include "statedir.h"
 
 static void reset(void)
 {
@@ -69,7 +33,7 @@ static void mark_refused(const char *content, size_t len, const char *what)
 	char name[160];
 
 	reset();
-	put(COOKIE_HIGHWATER_FILE, content, len);
+	put_len(COOKIE_HIGHWATER_FILE, content, len);
 	cookie_store_open(&s, dir);
 	snprintf(name, sizeof(name), "highwater %s is refused (EUCLEAN)", what);
 	ASSERT_EQ(cookie_store_read_mark(&s, &why), -EUCLEAN, name);
@@ -97,7 +61,7 @@ static void id_refused(const char *content, const char *what)
 	char name[160];
 
 	reset();
-	put(COOKIE_ID_FILE, content, strlen(content));
+	put_len(COOKIE_ID_FILE, content, strlen(content));
 	cookie_store_open(&s, dir);
 	snprintf(name, sizeof(name), "id %s is refused (EUCLEAN), not read as a number", what);
 	ASSERT_EQ(cookie_store_id(&s, &id), -EUCLEAN, name);
@@ -126,7 +90,7 @@ static void node_refused(const char *content, size_t len, const char *what)
 	char name[160];
 
 	reset();
-	put(COOKIE_NODE_FILE, content, len);
+	put_len(COOKIE_NODE_FILE, content, len);
 	snprintf(name, sizeof(name), "node file %s is refused (EUCLEAN)", what);
 	ASSERT_EQ(node_of(-1, &node, &why), -EUCLEAN, name);
 	snprintf(name, sizeof(name), "node file %s is refused with --node-id 0 too", what);
@@ -202,13 +166,13 @@ static void test_node(void)
 	 * nothing was handed out yet, so the start is completed with the node asked for.
 	 */
 	reset();
-	put(COOKIE_HIGHWATER_FILE, "1\n", 2);
+	put_len(COOKIE_HIGHWATER_FILE, "1\n", 2);
 	ASSERT_EQ(node_of(65535, &node, &why), 0, "a directory with only the first mark takes --node-id 65535");
 	ASSERT_STREQ(get(COOKIE_NODE_FILE), "65535\n", "and records it");
 
 	/* A directory that handed out cookies before node ids existed: node 0, nothing else. */
 	reset();
-	put(COOKIE_HIGHWATER_FILE, "33554433\n", 9);
+	put_len(COOKIE_HIGHWATER_FILE, "33554433\n", 9);
 	ASSERT_EQ(node_of(5, &node, &why), -EEXIST,
 		  "--node-id 5 against a directory with a mark but no node file is refused");
 	ASSERT_EQ(node, 0, "such a directory is node 0");
@@ -247,18 +211,18 @@ static void test_partial(void)
 	uint64_t id = 0;
 
 	reset();
-	put(COOKIE_ID_FILE, "00000000000000ab\n", 17);
-	put(COOKIE_NODE_FILE, "7\n", 2);
+	put_len(COOKIE_ID_FILE, "00000000000000ab\n", 17);
+	put_len(COOKIE_NODE_FILE, "7\n", 2);
 	ASSERT_EQ(mark_of(&why), -ENODATA, "id and node without a highwater: refused (ENODATA), not a fresh start");
 	ASSERT_STREQ(why ? why : "", "is missing but id and node remain", "the refusal names what remains");
 	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "(none)", "and writes no mark");
 	ASSERT_STREQ(get(COOKIE_ID_FILE), "00000000000000ab\n", "the id is left as it was");
 	reset();
-	put(COOKIE_ID_FILE, "00000000000000ab\n", 17);
+	put_len(COOKIE_ID_FILE, "00000000000000ab\n", 17);
 	ASSERT_EQ(mark_of(&why), -ENODATA, "only an id: refused");
 	ASSERT_STREQ(why ? why : "", "is missing but id remains", "the refusal names the id");
 	reset();
-	put(COOKIE_NODE_FILE, "0\n", 2);
+	put_len(COOKIE_NODE_FILE, "0\n", 2);
 	ASSERT_EQ(mark_of(&why), -ENODATA, "only a node file: refused");
 	ASSERT_STREQ(why ? why : "", "is missing but node remains", "the refusal names the node file");
 	reset();
@@ -266,8 +230,8 @@ static void test_partial(void)
 		exit(1);
 	ASSERT_EQ(mark_of(&why), -ENODATA, "a dangling id symlink without a mark: refused too");
 	reset();
-	put(".highwater.tmp", "5\n", 2);
-	put("lost+found", "", 0);
+	put_len(".highwater.tmp", "5\n", 2);
+	put_len("lost+found", "", 0);
 	ASSERT_EQ(mark_of(&why), 1, "other files (a temporary mark never renamed): still a first start");
 
 	/* A first start writes the mark first, then node and id: each crash point completes. */
@@ -326,7 +290,7 @@ static void test_trust(void)
 	ASSERT_EQ(cookie_store_open(&s, dir), 0, "0755, owned by this user: trusted");
 	cookie_store_close(&s);
 
-	put(COOKIE_HIGHWATER_FILE, "33554433\n", 9);
+	put_len(COOKIE_HIGHWATER_FILE, "33554433\n", 9);
 	snprintf(path, sizeof(path), "%s/" COOKIE_HIGHWATER_FILE, dir);
 	run("chmod 0620 '%s'", path);
 	ASSERT_EQ(mark_of(&why), -EPERM, "a highwater writable by its group is refused");
@@ -338,7 +302,7 @@ static void test_trust(void)
 	ASSERT_EQ(mark_of(&why), 0, "owned by root, 0600: read");
 
 	/* A symbolic link, even to a good mark: O_NOFOLLOW, refused as untrusted, not an I/O error. */
-	put("real", "33554433\n", 9);
+	put_len("real", "33554433\n", 9);
 	unlink(path);
 	if (symlink("real", path))
 		exit(1);
@@ -348,9 +312,9 @@ static void test_trust(void)
 	ASSERT_EQ(cookie_store_write_mark(&s, 50331649), -EPERM, "a mark is not written through it either");
 	cookie_store_close(&s);
 	unlink(path);
-	put(COOKIE_HIGHWATER_FILE, "33554433\n", 9);
+	put_len(COOKIE_HIGHWATER_FILE, "33554433\n", 9);
 
-	put(COOKIE_NODE_FILE, "0\n", 2);
+	put_len(COOKIE_NODE_FILE, "0\n", 2);
 	snprintf(path, sizeof(path), "%s/" COOKIE_NODE_FILE, dir);
 	run("chmod 0606 '%s'", path);
 	cookie_store_open(&s, dir);
@@ -360,7 +324,7 @@ static void test_trust(void)
 	cookie_store_close(&s);
 	run("chmod 0600 '%s'", path);
 
-	put(COOKIE_ID_FILE, "00000000000000ab\n", 17);
+	put_len(COOKIE_ID_FILE, "00000000000000ab\n", 17);
 	snprintf(path, sizeof(path), "%s/" COOKIE_ID_FILE, dir);
 	run("chown 65534 '%s'", path);
 	cookie_store_open(&s, dir);
@@ -383,7 +347,7 @@ static void test_never_lower(void)
 	reset();
 	cookie_store_open(&s, dir);
 	ASSERT_EQ(cookie_store_write_mark(&s, 100), 0, "write the mark 100");
-	put(COOKIE_HIGHWATER_FILE, "200\n", 4);	/* another writer */
+	put_len(COOKIE_HIGHWATER_FILE, "200\n", 4);	/* another writer */
 	ASSERT_EQ(cookie_store_write_mark(&s, 150), -ESTALE, "150 over 200 on disk: refused (ESTALE)");
 	ASSERT_EQ_U64(s.disk, 200, "the mark found on disk is 200");
 	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "200\n", "the disk keeps 200");
@@ -391,7 +355,7 @@ static void test_never_lower(void)
 	ASSERT_EQ(cookie_store_write_mark(&s, 200), 0, "the same mark may be written");
 	ASSERT_EQ(cookie_store_write_mark(&s, 250), 0, "a higher one too");
 	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "250\n", "250 on disk");
-	put(COOKIE_HIGHWATER_FILE, "garbage\n", 8);
+	put_len(COOKIE_HIGHWATER_FILE, "garbage\n", 8);
 	ASSERT_EQ(cookie_store_write_mark(&s, 300), -EUCLEAN, "a mark that is not one any more is not written over");
 	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "garbage\n", "it stays for the operator");
 	ASSERT_EQ(cookie_store_replace_mark(&s, 300), 0, "replace_mark (--raise-mark's repair) writes over it");
@@ -495,7 +459,7 @@ int main(void)
 	ASSERT_EQ(cookie_store_open(&s, path), 0, "a state directory three levels deep is created");
 	ASSERT_EQ(cookie_store_write_mark(&s, 5), 0, "and is usable");
 	cookie_store_close(&s);
-	put("file", "x", 1);
+	put_len("file", "x", 1);
 	snprintf(path, sizeof(path), "%s/file/state", dir);
 	ASSERT_EQ(cookie_store_open(&s, path), -ENOTDIR, "a path through a regular file: ENOTDIR");
 	if (chdir(dir))
