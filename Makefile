@@ -206,6 +206,7 @@ $(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD
 $(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics.o $(UTIL)
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
 $(BUILD)/tests/unit/tpfield: $(BUILD)/tpfield.o $(BUILD)/tests/unit/layout/kernel-layout.o
+$(BUILD)/tests/unit/tpfilter: $(BUILD)/tpfilter.o $(BUILD)/tpfield.o
 $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(BUILD)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(CC) -I$(BUILD) -c $< -o $@
