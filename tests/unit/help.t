@@ -57,6 +57,25 @@ for tool in tpstat cookie cookie-gend eht-hosts counter; do
 	ok $? "$tool --usage: no bracketed item split across lines"
 done
 
+# argp prints --help and exits while it parses the options, before any BPF set-up: not one
+# bpf(2) or perf_event_open(2) call (strace sees the attempt even where it would fail).
+trace=$(mktemp)
+trap 'rm -f "$trace"' EXIT
+bpf_calls() {	# CMD...: how many bpf(2) and perf_event_open(2) calls CMD makes, run as run() does
+	local as=()
+	[ "$(id -u)" = 0 ] && as=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+	: >"$trace"
+	strace -f -qq -e trace=bpf,perf_event_open -o "$trace" "${as[@]}" "$@" >/dev/null 2>&1 </dev/null
+	grep -c -E '^([0-9]+ +)?(bpf|perf_event_open)\(' "$trace"
+}
+for tool in tpstat cookie cookie-gend eht-hosts counter; do
+	is "$(bpf_calls "$BUILD/$tool" --help)" 0 "$tool --help makes no bpf(2) or perf_event_open(2) call"
+done
+# ... and the count sees one: bpftool listing programs as nobody tries bpf(2) (and is refused).
+calls=$(bpf_calls "$(PATH=$PATH:/usr/sbin command -v bpftool)" prog show)
+[ "$calls" -gt 0 ]
+ok $? "strace counts the bpf(2) calls of bpftool prog show ($calls)"
+
 # The check itself catches a wrap: the same test on a text argp must wrap.
 narrow=$(ARGP_HELP_FMT=no-dup-args-note,rmargin=40 run "$BUILD/counter" --help 2>&1)
 wide=$(ARGP_HELP_FMT=no-dup-args-note,rmargin=1000 run "$BUILD/counter" --help 2>&1)
