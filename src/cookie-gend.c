@@ -46,56 +46,64 @@ struct daemon d;
 
 const char *argp_program_version = "cookie-gend (bareatom) 0.1";
 static const char doc[] =
-"Serve globally unique 64-bit cookies from a BPF counter shared with the kernel.\n"
+"Serve globally unique 64-bit cookies from a BPF counter shared with the\n"
+"kernel.\n"
 "\n"
-"USAGE: cookie-gend [--foreground] [--state-dir DIR] [--socket PATH] [--node-id N]\n"
-"                   [--tpgen] [--global] [--listen ADDR:PORT] [--textfile PATH [-i SECS]]\n"
+"USAGE: cookie-gend [--foreground] [--state-dir DIR] [--socket PATH]\n"
+"                   [--node-id N] [--tpgen] [--global] [--listen ADDR:PORT]\n"
+"                   [--textfile PATH [-i SECS]]\n"
 "                   [--rate-limit N[/s] | unlimited] [--rate-burst N]\n"
 "       cookie-gend --uninstall\n"
 "       cookie-gend --raise-mark COOKIE [--state-dir DIR]\n"
 "\n"
-"Every new task gets a cookie at fork (kept in BPF task local storage); clients get\n"
-"ranges over the socket (GET N, PID P, STATS; one request per line); root may draw\n"
-"directly from the pinned counter (libcookie). Cookies are never 0 and never repeat,\n"
-"across CPUs, kernel and user space, daemon crashes and reboots: the state directory\n"
-"keeps a durable high-water mark that is fsynced before any cookie beyond it is given.\n"
+"Every new task gets a cookie at fork (kept in BPF task local storage);\n"
+"clients get ranges over the socket (GET N, PID P, STATS; one request per\n"
+"line); root may draw directly from the pinned counter (libcookie). Cookies\n"
+"are never 0 and never repeat, across CPUs, kernel and user space, daemon\n"
+"crashes and reboots: the state directory keeps a durable high-water mark\n"
+"that is fsynced before any cookie beyond it is given.\n"
 "\n"
-"--node-id N (0 to 65535) puts N in the top 16 bits of every cookie, so machines\n"
-"with distinct node ids never hand out the same one; each node owns 2^48 values\n"
-"(sequence 0 is never a cookie). The state directory keeps the node id it was\n"
-"first started with and refuses another (exit 78).\n"
+"--node-id N (0 to 65535) puts N in the top 16 bits of every cookie, so\n"
+"machines with distinct node ids never hand out the same one; each node owns\n"
+"2^48 values (sequence 0 is never a cookie). The state directory keeps the\n"
+"node id it was first started with and refuses another (exit 78).\n"
 "\n"
-"Maps and links are pinned under " COOKIE_PIN_DIR " and reused on restart; only one\n"
-"instance runs per machine. --uninstall detaches the programs and removes the pins and\n"
-"the socket (the state directory is kept: it is what keeps cookies unique). A daemon\n"
-"that finds pins of an older layout (an upgrade) replaces them itself, its counter\n"
-"started above everything the old one could have handed out.\n"
+"Maps and links are pinned under " COOKIE_PIN_DIR " and reused on\n"
+"restart; only one instance runs per machine. --uninstall detaches the\n"
+"programs and removes the pins and the socket (the state directory is kept:\n"
+"it is what keeps cookies unique). A daemon that finds pins of an older\n"
+"layout (an upgrade) replaces them itself, its counter started above\n"
+"everything the old one could have handed out.\n"
 "\n"
-"The state directory must be owned by root and not writable by group or other, and so\n"
-"must its files; it is locked while a daemon uses it. A lost or corrupt high-water mark\n"
-"refuses the start (exit 78): a mark restored from a backup is too low by itself.\n"
-"--raise-mark COOKIE, with the daemon stopped, raises the mark so that the next cookie\n"
-"handed out is COOKIE or above: COOKIE is a whole cookie of this directory's node (node\n"
-"bits included, as cookie prints it) above every cookie this node ever handed out, e.g.\n"
-"the newest one seen anywhere plus a margin. A mark is never lowered.\n"
+"The state directory must be owned by root and not writable by group or\n"
+"other, and so must its files; it is locked while a daemon uses it. A lost or\n"
+"corrupt high-water mark refuses the start (exit 78): a mark restored from a\n"
+"backup is too low by itself. --raise-mark COOKIE, with the daemon stopped,\n"
+"raises the mark so that the next cookie handed out is COOKIE or above:\n"
+"COOKIE is a whole cookie of this directory's node (node bits included, as\n"
+"cookie prints it) above every cookie this node ever handed out, e.g. the\n"
+"newest one seen anywhere plus a margin. A mark is never lowered.\n"
 "\n"
-"Socket draws are limited per uid (root excepted: it has the fast path) by a token\n"
-"bucket: --rate-limit cookies per second (default 16384; 0 or unlimited: none) and\n"
-"--rate-burst at once after a pause (default 1048576). At 16384/s one uid needs\n"
-"2^48 / 2^14 s, about 544 years, to use up a node's space. A refused request gets\n"
-"'ERR rate limited: ...' and the connection stays usable.\n"
+"Socket draws are limited per uid (root excepted: it has the fast path) by a\n"
+"token bucket: --rate-limit cookies per second (default 16384; 0 or\n"
+"unlimited: none) and --rate-burst at once after a pause (default 1048576).\n"
+"At 16384/s one uid needs 2^48 / 2^14 s, about 544 years, to use up a node's\n"
+"space. A refused request gets 'ERR rate limited: ...' and the connection\n"
+"stays usable.\n"
 "\n"
-"--listen serves the statistics for Prometheus at http://ADDR:PORT/metrics (OpenMetrics,\n"
-"or text 0.0.4); --textfile writes them atomically every -i SECS (default 10) for\n"
-"node_exporter's textfile collector.\n"
+"--listen serves the statistics for Prometheus at http://ADDR:PORT/metrics\n"
+"(OpenMetrics, or text 0.0.4); --textfile writes them atomically every\n"
+"-i SECS (default 10) for node_exporter's textfile collector.\n"
 "\n"
 "EXAMPLES:\n"
-"    cookie-gend --foreground -v          # run in the terminal, log to stderr\n"
-"    cookie-gend --node-id 7              # this machine is node 7 of a fleet\n"
-"    systemctl start cookie-gend          # as the image runs it (Type=notify)\n"
-"    cookie -n 3; cookie --pid $$; cookie --stats\n"
-"    cookie-gend -f --listen 127.0.0.1:9464   # curl http://127.0.0.1:9464/metrics\n"
-"    cookie-gend --raise-mark 1000000000000   # the mark was lost: above the newest cookie seen\n";
+"  cookie-gend --foreground -v        # run in the terminal, log to stderr\n"
+"  cookie-gend --node-id 7            # this machine is node 7 of a fleet\n"
+"  systemctl start cookie-gend        # as the image runs it (Type=notify)\n"
+"  cookie -n 3; cookie --pid $$; cookie --stats\n"
+"  cookie-gend -f --listen 127.0.0.1:9464 &\n"
+"  curl http://127.0.0.1:9464/metrics\n"
+"  cookie-gend --raise-mark 1000000000000  # the mark was lost: give one\n"
+"                                          # above the newest cookie seen\n";
 
 enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL, OPT_NODE_ID, OPT_LISTEN,
        OPT_TEXTFILE, OPT_RATE, OPT_BURST, OPT_RAISE_MARK };
@@ -104,19 +112,22 @@ static const struct argp_option opts[] = {
 	{ "foreground", 'f', NULL, 0, "Stay in the foreground and log to stderr", 0 },
 	{ "state-dir", OPT_STATE, "DIR", 0, "Durable state (default /var/lib/bareatom/cookie)", 0 },
 	{ "socket", OPT_SOCKET, "PATH", 0, "Unix socket (default " COOKIE_SOCKET_PATH ")", 0 },
-	{ "node-id", OPT_NODE_ID, "N", 0, "This machine's node id, 0-65535: the top 16 bits of its cookies "
-	  "(default: the state directory's, 0 for a new one)", 0 },
-	{ "tpgen", OPT_TPGEN, NULL, 0, "Also draw a cookie on every tpgen_b event (needs tpgen)", 0 },
-	{ "global", OPT_GLOBAL, NULL, 0, "Kernel side: one global fetch-add per cookie, no per-CPU batches", 0 },
+	{ "node-id", OPT_NODE_ID, "N", 0, "This machine's node id, 0-65535: the top 16\n"
+	  "bits of its cookies (default: the state\n"
+	  "directory's, 0 for a new one)", 0 },
+	{ "tpgen", OPT_TPGEN, NULL, 0, "Also draw a cookie on every tpgen_b event\n(needs tpgen)", 0 },
+	{ "global", OPT_GLOBAL, NULL, 0, "Kernel side: one global fetch-add per cookie,\nno per-CPU batches", 0 },
 	{ "uninstall", OPT_UNINSTALL, NULL, 0, "Detach, remove the pins and the socket, and exit", 0 },
-	{ "raise-mark", OPT_RAISE_MARK, "COOKIE", 0, "With the daemon stopped, raise the high-water mark "
-	  "so the next cookie is COOKIE or above (a cookie of this node, above all it handed out)", 0 },
-	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
+	{ "raise-mark", OPT_RAISE_MARK, "COOKIE", 0, "With the daemon stopped, raise the high-water\n"
+	  "mark so the next cookie is COOKIE or above (a\n"
+	  "cookie of this node, above all it handed out)", 0 },
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics\n(ADDR: IPv4, [IPv6] or a host name)", 0 },
 	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
 	{ "interval", 'i', "SECS", 0, "Seconds between --textfile writes (default 10)", 0 },
-	{ "rate-limit", OPT_RATE, "N[/s]", 0, "Cookies per second each uid but root may draw over the "
-	  "socket (default 16384; 0 or unlimited: no limit)", 0 },
-	{ "rate-burst", OPT_BURST, "N", 0, "Cookies a uid may draw at once after a pause "
+	{ "rate-limit", OPT_RATE, "N[/s]", 0, "Cookies per second each uid but root may draw\n"
+	  "over the socket (default 16384; 0 or\n"
+	  "unlimited: no limit)", 0 },
+	{ "rate-burst", OPT_BURST, "N", 0, "Cookies a uid may draw at once after a pause\n"
 	  "(65536 to 2^48, default 1048576)", 0 },
 	{ "verbose", 'v', NULL, 0, "Log more, including libbpf debug output", 0 },
 	{},
