@@ -204,6 +204,7 @@ $(BUILD)/tests/unit/metrics-writer-ubsan: tests/unit/metrics-writer.c src/metric
 		-Wall -Wextra -Wno-unused-parameter -Isrc -Ibpf $^ -lm -o $@
 $(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/runloop.o \
 		$(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
+$(BUILD)/tests/unit/metrics-export: $(METRICS) $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics_textfile.o $(BUILD)/metrics.o $(UTIL)
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
 $(BUILD)/tests/unit/tpfield: $(BUILD)/tpfield.o $(BUILD)/tests/unit/layout/kernel-layout.o
