@@ -3,46 +3,71 @@
  * cookie-gend: hands out globally unique 64-bit cookies from one BPF counter shared with
  * BPF programs (task cookies at fork, tpgen_b events) and libcookie's fast path.
  *
- * Durability (the state directory, its mark and the counter's limit) is cookie_mark.c; this
- * file has the options, the log and the start-up order.
+ * This file has the options and the start-up order; each part it starts is a file of its
+ * own, and none of them calls back into this one:
+ *   cookie_mark.c   the durable mark: the state directory checked, the counter recovered,
+ *                   the limit extended behind the mark, draws for clients, --raise-mark
+ *   cookie_pins.c   the BPF side: load, reuse the pinned maps (replacing an older layout's),
+ *                   keep or replace pinned links, the one follower of the events
+ *   cookie_serve.c  the socket: clients, their bounds, requests (cookie_serve.h)
+ *   cookie_rate.c   the socket's per-uid rate limit (cookie_rate.h)
+ *   cookie_metrics.c  the statistics for Prometheus, served and written by metrics_export.c
+ *   cookie_loop.c   the socket, the metrics and the tick on the run loop (runloop.c)
+ *   daemon_log.c    the log (stderr, then syslog) and sd_notify
+ * The socket, its loop and the metrics see the daemon only through struct cookie_gend_ops,
+ * which this file fills in. The durable state files themselves are cookie_store.c; the
+ * protocol is cookie_proto.c.
  */
 #define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
 #include <sys/file.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include "libcookie.h"
-#include "cookie-gend.h"
+#include "cookie_loop.h"
+#include "cookie_mark.h"
 #include "cookie_metrics.h"
+#include "cookie_pins.h"
 #include "cookie_serve.h"
+#include "daemon_log.h"
+#include "metrics_export.h"
 #include "bpf_util.h"
 #include "cli.h"
-#include "clock.h"
-#include "http_serve.h"
 
 #define INSTANCE_LOCK		"/run/bareatom/cookie-gend.lock"
 
 _Static_assert(COOKIE_GET_MAX == COOKIE_DRAW_MAX, "GET and the fast path share one bound");
 
-struct env env = {
-	.state_dir = "/var/lib/bareatom/cookie",
-	.socket = COOKIE_SOCKET_PATH,
-	.node_id = -1,
-	.interval = 10,
-	.rate = COOKIE_RATE_DEFAULT,
-	.burst = COOKIE_BURST_DEFAULT,
+/* The command line: filled in by argp, read-only after. */
+struct gend_opts {
+	bool foreground;
+	bool verbose;
+	bool tpgen;
+	bool global;
+	bool uninstall;
+	bool raise;		/* --raise-mark */
+	unsigned long long raise_mark;
+	const char *state_dir;
+	const char *socket;
+	long node_id;		/* --node-id, or -1: the state directory's */
+	const char *listen;	/* --listen ADDR:PORT */
+	const char *textfile;	/* --textfile PATH */
+	double interval;	/* seconds between textfile writes */
+	uint64_t rate, burst;	/* --rate-limit (0: unlimited), --rate-burst */
 };
 
-struct daemon d;
+/* The running daemon, behind struct cookie_gend_ops. */
+struct daemon {
+	const struct gend_opts *o;
+	struct cookie_pins pins;	/* the BPF side: the counter, task storage */
+	struct cookie_mark mark;	/* the state directory, the node, the mark */
+};
 
 const char *argp_program_version = "cookie-gend (bareatom) 0.1";
 static const char doc[] =
@@ -135,14 +160,16 @@ static const struct argp_option opts[] = {
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	struct gend_opts *o = state->input;
+
 	switch (key) {
-	case 'f': env.foreground = true; break;
-	case 'v': env.verbose = true; break;
-	case OPT_STATE: env.state_dir = arg; break;
-	case OPT_SOCKET: env.socket = arg; break;
-	case OPT_TPGEN: env.tpgen = true; break;
-	case OPT_GLOBAL: env.global = true; break;
-	case OPT_UNINSTALL: env.uninstall = true; break;
+	case 'f': o->foreground = true; break;
+	case 'v': o->verbose = true; break;
+	case OPT_STATE: o->state_dir = arg; break;
+	case OPT_SOCKET: o->socket = arg; break;
+	case OPT_TPGEN: o->tpgen = true; break;
+	case OPT_GLOBAL: o->global = true; break;
+	case OPT_UNINSTALL: o->uninstall = true; break;
 	case OPT_NODE_ID: {
 		unsigned int node;
 
@@ -152,7 +179,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 					 "number from 0 to 65535");
 		if (cookie_store_parse_node(arg, strlen(arg), &node))
 			util_usage_error("cookie-gend", "invalid node id '%s': a whole number from 0 to 65535", arg);
-		env.node_id = node;
+		o->node_id = node;
 		break;
 	}
 	case OPT_RAISE_MARK: {
@@ -171,91 +198,36 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (!i || arg[i])
 			util_usage_error("cookie-gend", "invalid --raise-mark '%s': a cookie, a whole "
 					 "number from 1 to 2^64 - 1", arg);
-		env.raise_mark = v;
-		env.raise = true;
+		o->raise_mark = v;
+		o->raise = true;
 		break;
 	}
 	case OPT_LISTEN:
-		env.listen = http_listen_option("cookie-gend", arg);
+		o->listen = cli_listen_option("cookie-gend", arg);
 		break;
 	case OPT_TEXTFILE:
-		env.textfile = http_textfile_option("cookie-gend", arg);
+		o->textfile = cli_textfile_option("cookie-gend", arg);
 		break;
 	case OPT_RATE: {
 		const char *why;
 
-		if (cookie_rate_parse_rate(arg, &env.rate, &why))
+		if (cookie_rate_parse_rate(arg, &o->rate, &why))
 			util_usage_error("cookie-gend", "invalid --rate-limit '%s': %s", arg, why);
 		break;
 	}
 	case OPT_BURST: {
 		const char *why;
 
-		if (cookie_rate_parse_burst(arg, &env.burst, &why))
+		if (cookie_rate_parse_burst(arg, &o->burst, &why))
 			util_usage_error("cookie-gend", "invalid --rate-burst '%s': %s", arg, why);
 		break;
 	}
-	case 'i': env.interval = util_parse_interval("cookie-gend", arg); break;
+	case 'i': o->interval = util_parse_interval("cookie-gend", arg); break;
 	case ARGP_KEY_ARG:
 		util_usage_error("cookie-gend", "unexpected argument '%s'", arg);
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
-}
-
-static bool use_syslog;
-
-void logmsg(int prio, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (prio == LOG_DEBUG && !env.verbose)
-		return;
-	va_start(ap, fmt);
-	if (use_syslog) {
-		vsyslog(prio, fmt, ap);
-	} else {
-		fprintf(stderr, "cookie-gend: ");
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	}
-	va_end(ap);
-}
-
-/* ---- the durable mark (cookie_mark.c), as the socket side calls it ---- */
-
-int extend(__u64 need)
-{
-	return cookie_mark_extend(&d.mark, need);
-}
-
-void check_headroom(void)
-{
-	cookie_mark_headroom(&d.mark);
-}
-
-int draw_for_client(__u64 n, __u64 *first)
-{
-	return cookie_mark_draw(&d.mark, n, first);
-}
-
-void notify_systemd(const char *msg)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (!path || !*path || strlen(path) >= sizeof(addr.sun_path))
-		return;
-	strcpy(addr.sun_path, path);
-	if (addr.sun_path[0] == '@')
-		addr.sun_path[0] = '\0';
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&addr,
-	       offsetof(struct sockaddr_un, sun_path) + strlen(path));
-	close(fd);
 }
 
 static int lock_instance(void)
@@ -273,88 +245,135 @@ static int lock_instance(void)
 	return fd;
 }
 
-static int uninstall(void)
+static int uninstall(const struct gend_opts *o)
 {
-	char path[256];
+	const struct cookie_pins pins = { .log = daemon_log };
 	int err;
 
-	for (size_t i = 0; i < nr_pin_names; i++)
-		if (unlink(pin_path(path, sizeof(path), pin_names[i])) && errno != ENOENT)
-			fprintf(stderr, "cookie-gend: cannot remove %s: %s\n", path, strerror(errno));
-	if (rmdir(COOKIE_PIN_DIR) && errno != ENOENT)
-		fprintf(stderr, "cookie-gend: cannot remove " COOKIE_PIN_DIR ": %s\n", strerror(errno));
-	err = check_socket_path(env.socket);
+	cookie_pins_remove(&pins);
+	err = check_socket_path(o->socket);
 	if (err == -EEXIST)
-		fprintf(stderr, "cookie-gend: %s is not a socket: left as it is\n", env.socket);
+		fprintf(stderr, "cookie-gend: %s is not a socket: left as it is\n", o->socket);
 	else if (!err)
-		unlink(env.socket);
-	printf("cookie-gend: detached and unpinned; the high-water mark in %s is kept\n", env.state_dir);
+		unlink(o->socket);
+	printf("cookie-gend: detached and unpinned; the high-water mark in %s is kept\n", o->state_dir);
 	return err == -EEXIST ? 1 : 0;
 }
 
-/* The daemon as the socket and the metrics see it (cookie_serve.h). */
+/* The daemon as the socket, its loop and the metrics see it (cookie_serve.h). */
 static int ops_draw(void *arg, __u64 n, __u64 *first)
 {
-	return draw_for_client(n, first);
+	struct daemon *d = arg;
+
+	return cookie_mark_draw(&d->mark, n, first);
 }
 
 static void ops_tick(void *arg)
 {
-	check_headroom();
-	cookie_pins_clear_dead_follower(&d.pins);
+	struct daemon *d = arg;
+
+	cookie_mark_headroom(&d->mark);
+	cookie_pins_clear_dead_follower(&d->pins);
 }
 
 static void ops_snapshot(void *arg, struct cookie_gend_snapshot *g)
 {
-	struct cookie_state *st = d.st;
+	const struct daemon *d = arg;
+	const struct cookie_state *st = d->pins.st;
 
 	*g = (struct cookie_gend_snapshot){
 		.next = __atomic_load_n(&st->next, __ATOMIC_RELAXED),
 		.limit = __atomic_load_n(&st->limit, __ATOMIC_RELAXED),
-		.highwater = d.mark.store.highwater,
-		.node = d.mark.node,
+		.highwater = d->mark.store.highwater,
+		.node = d->mark.node,
 		.fork_cookies = __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
 		.tpgen_cookies = __atomic_load_n(&st->tpgen_cookies, __ATOMIC_RELAXED),
 		.denied = __atomic_load_n(&st->denied, __ATOMIC_RELAXED),
 		.batches = __atomic_load_n(&st->batches, __ATOMIC_RELAXED),
 		.events_lost = __atomic_load_n(&st->events_lost, __ATOMIC_RELAXED),
 		.room_requests = __atomic_load_n(&st->room_requests, __ATOMIC_RELAXED),
-		.extensions = d.mark.extensions,
-		.state_errors = d.mark.save_errors,
-		.state_err = d.mark.save_err,
-		.batched = !env.global,
+		.extensions = d->mark.extensions,
+		.state_errors = d->mark.save_errors,
+		.state_err = d->mark.save_err,
+		.batched = !d->o->global,
 	};
 }
 
-static const struct cookie_gend_ops ops = {
-	.draw = ops_draw, .tick = ops_tick, .snapshot = ops_snapshot,
-	.log = logmsg, .notify = notify_systemd,
-};
+/*
+ * Everything from the BPF side on, once the state directory and the metrics address are
+ * had: load and attach, recover the counter, serve on @server until a signal. The exit status.
+ */
+static int run(const struct gend_opts *o, struct daemon *d, struct cookie_server *server,
+	       struct metrics_export *mx, int ready_fd)
+{
+	int err;
 
-static struct cookie_server server;
+	d->pins = (struct cookie_pins){ .global = o->global, .tpgen = o->tpgen, .owner = d->mark.id,
+					.log = daemon_log };
+	/* An older layout's counter is covered by the mark on disk before its pin goes. */
+	err = cookie_pins_probe(&d->pins) ?: cookie_mark_cover(&d->mark, d->pins.old_floor);
+	if (err)
+		return 1;	/* logged */
+	err = cookie_pins_setup(&d->pins);
+	if (err == -ECANCELED)
+		return 1;	/* pins of a foreign or unreadable counter: refused and logged */
+	if (err) {
+		daemon_log(LOG_ERR, "cannot load the BPF side: %s", util_bpf_load_hint(err));
+		return 1;
+	}
+	if (cookie_mark_recover(&d->mark, d->pins.st, d->pins.old_floor) ||
+	    cookie_pins_attach(&d->pins))
+		return 1;
+	server->task_fd = d->pins.task_fd;
+	cookie_rate_init(&server->rate, o->rate, o->burst);
+	err = cookie_serve_open(server);
+	if (err) {
+		daemon_log(LOG_ERR, "cannot listen on %s: %s", o->socket, strerror(-err));
+		return 1;
+	}
+	err = cookie_loop_run(server, mx, ready_fd);
+	cookie_serve_close(server);
+	if (!check_socket_path(o->socket))
+		unlink(o->socket);
+	if (err)
+		daemon_log(LOG_ERR, "event loop failed: %s", strerror(-err));
+	return err ? 1 : 0;
+}
 
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
-	int lock_fd, lfd, err, ready[2] = { -1, -1 };
-	struct cookie_metrics metrics = {
-		.ops = &ops, .serve = &server.stats,
+	struct gend_opts o = {
+		.state_dir = "/var/lib/bareatom/cookie",
+		.socket = COOKIE_SOCKET_PATH,
+		.node_id = -1,
+		.interval = 10,
+		.rate = COOKIE_RATE_DEFAULT,
+		.burst = COOKIE_BURST_DEFAULT,
 	};
+	struct daemon d = { .o = &o, .mark = { .log = daemon_log, .status = daemon_notify } };
+	const struct cookie_gend_ops ops = {
+		.arg = &d, .draw = ops_draw, .tick = ops_tick, .snapshot = ops_snapshot,
+		.log = daemon_log, .notify = daemon_notify,
+	};
+	/* Static for its size (MAX_CLIENTS clients' buffers); only main and what it calls see it. */
+	static struct cookie_server server;
+	struct metrics_export mx;
+	int lock_fd, err, ready[2] = { -1, -1 };
 
-	d.mark.log = logmsg;
-	d.mark.status = notify_systemd;
 	argp_err_exit_status = 2;
 	argv[0] = "cookie-gend";
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return 2;
-	util_setup_libbpf(env.verbose);
+	daemon_log_init("cookie-gend", o.verbose);
+	util_setup_libbpf(o.verbose);
 	if (geteuid() != 0) {
 		fprintf(stderr, "cookie-gend: must run as root (it pins BPF maps and owns the counter)\n");
 		return 2;
 	}
 	/* Offline: the state directory's own lock keeps a daemon off it meanwhile. */
-	if (env.raise)
-		return cookie_mark_raise(&d.mark, env.state_dir, env.raise_mark);
+	if (o.raise)
+		return cookie_mark_raise(&d.mark, o.state_dir, o.raise_mark);
 	lock_fd = lock_instance();
 	if (lock_fd == -EBUSY) {
 		fprintf(stderr, "cookie-gend: another cookie-gend is running (lock " INSTANCE_LOCK ")\n");
@@ -364,26 +383,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cookie-gend: cannot lock " INSTANCE_LOCK ": %s\n", strerror(-lock_fd));
 		return 1;
 	}
-	if (env.uninstall)
-		return uninstall();
+	if (o.uninstall)
+		return uninstall(&o);
 
-	if (check_socket_path(env.socket) == -EEXIST) {
+	if (check_socket_path(o.socket) == -EEXIST) {
 		fprintf(stderr, "cookie-gend: %s exists and is not a socket: refusing to replace it\n",
-			env.socket);
+			o.socket);
 		return 1;
 	}
 	/* Before anything is loaded or pinned: a refused start changes nothing. */
-	err = cookie_mark_open(&d.mark, env.state_dir, env.node_id);
+	err = cookie_mark_open(&d.mark, o.state_dir, o.node_id);
 	if (err)
 		return err;
 	/* Before anything is loaded too: an address that cannot be had changes nothing. */
-	metrics.listen = env.listen;
-	metrics.textfile = env.textfile;
-	metrics.interval = env.interval;
-	if (cookie_metrics_open(&metrics))
+	server = (struct cookie_server){ .socket = o.socket, .ops = &ops };
+	if (metrics_export_open(&mx, "cookie-gend", o.listen, o.textfile, o.interval,
+				cookie_metrics_render, &server))
 		return 1;
+	mx.log = daemon_log;
 
-	if (!env.foreground) {
+	if (!o.foreground) {
 		pid_t pid;
 
 		if (pipe2(ready, O_CLOEXEC))
@@ -399,42 +418,7 @@ int main(int argc, char **argv)
 		}
 		close(ready[0]);
 		setsid();
-		openlog("cookie-gend", LOG_PID, LOG_DAEMON);
-		use_syslog = true;
+		daemon_log_to_syslog();
 	}
-
-	d.pins = (struct cookie_pins){ .global = env.global, .tpgen = env.tpgen, .owner = d.mark.id,
-				       .log = logmsg };
-	/* An older layout's counter is covered by the mark on disk before its pin goes. */
-	err = cookie_pins_probe(&d.pins) ?: cookie_mark_cover(&d.mark, d.pins.old_floor);
-	if (err)
-		return 1;	/* logged */
-	err = cookie_pins_setup(&d.pins);
-	if (err == -ECANCELED)
-		return 1;	/* pins of a foreign or unreadable counter: refused and logged */
-	if (err) {
-		logmsg(LOG_ERR, "cannot load the BPF side: %s", util_bpf_load_hint(err));
-		return 1;
-	}
-	d.st = d.pins.st;
-	d.task_fd = d.pins.task_fd;
-	if (cookie_mark_recover(&d.mark, d.st, d.pins.old_floor) || cookie_pins_attach(&d.pins))
-		return 1;
-	server.socket = env.socket;
-	server.task_fd = d.task_fd;
-	server.ops = &ops;
-	server.metrics = &metrics;
-	cookie_rate_init(&server.rate, env.rate, env.burst);
-	lfd = cookie_serve_listen(&server);
-	if (lfd < 0) {
-		logmsg(LOG_ERR, "cannot listen on %s: %s", env.socket, strerror(-lfd));
-		return 1;
-	}
-	err = cookie_serve(&server, lfd, ready[1]);
-	cookie_metrics_close(&metrics);
-	if (!check_socket_path(env.socket))
-		unlink(env.socket);
-	if (err)
-		logmsg(LOG_ERR, "event loop failed: %s", strerror(-err));
-	return err ? 1 : 0;
+	return run(&o, &d, &server, &mx, ready[1]);
 }

@@ -24,7 +24,6 @@
 #include "clock.h"
 #include "cmd.h"
 #include "eht_metrics.h"
-#include "http_serve.h"
 
 #define PIN_ROOT "/sys/fs/bpf/bareatom"
 #define PIN_DIR PIN_ROOT "/eht"
@@ -112,10 +111,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			util_usage_error("eht-hosts", "invalid duration '%s': a number of seconds > 0", arg);
 		break;
 	case OPT_LISTEN:
-		env.listen = http_listen_option("eht-hosts", arg);
+		env.listen = cli_listen_option("eht-hosts", arg);
 		break;
 	case OPT_TEXTFILE:
-		env.textfile = http_textfile_option("eht-hosts", arg);
+		env.textfile = cli_textfile_option("eht-hosts", arg);
 		break;
 	case ARGP_KEY_ARG:
 		util_usage_error("eht-hosts", "unexpected argument '%s' (a command goes after --)", arg);

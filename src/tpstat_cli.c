@@ -6,7 +6,6 @@
 #include <string.h>
 #include "tpstat_cli.h"
 #include "tpstat_fmt.h"
-#include "http_serve.h"
 #include "tplist.h"
 #include "cli.h"
 #include "cmd.h"
@@ -298,10 +297,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 					 TPSTAT_BY_ENTRIES);
 		break;
 	case OPT_LISTEN:
-		env.listen = http_listen_option("tpstat", arg);
+		env.listen = cli_listen_option("tpstat", arg);
 		break;
 	case OPT_TEXTFILE:
-		env.textfile = http_textfile_option("tpstat", arg);
+		env.textfile = cli_textfile_option("tpstat", arg);
 		break;
 	case OPT_SUMMARY:
 		env.summary = true;
