@@ -5,6 +5,8 @@
 #   make run        boot the guest and run the demo
 #   make vm         an interactive root shell in the guest
 #   make stock-kernel  fetch Debian's stock kernel for the second, portability boot of make test
+#   make stock-kernel-6.12  the same for the 6.12 LTS line (from bookworm-backports)
+#   make static     one statically linked file per tool, in build/static/
 #
 # The kernel tree and the base image are cached outside the repository, in $(BAREATOM_CACHE).
 
@@ -103,12 +105,12 @@ $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
-$(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfield.o $(BUILD)/tplist.o \
+$(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfield.o $(BUILD)/tplist.o \
 		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
-$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
+$(BUILD)/cookie-gend $(BUILD)/static/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
 		$(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(BUILD)/libcookie.a
-$(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
-$(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/eht_metrics.o $(METRICS) \
+$(BUILD)/cookie $(BUILD)/static/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
+$(BUILD)/eht-hosts $(BUILD)/static/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/eht_metrics.o $(METRICS) \
 		$(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/libcookie.a: $(BUILD)/libcookie.o
 	$(AR) rcs $@ $^
@@ -164,6 +166,30 @@ $(BUILD)/stock/vmlinuz: FORCE | deps
 	@images/stock-kernel $(BUILD)
 
 stock-kernel: $(BUILD)/stock/vmlinuz
+
+# The 6.12 LTS line Debian 13 runs, from bookworm-backports through apt lists of its own
+# (images/stock-kernel says how); cached like the 6.1 kernel. make test boots it too, and
+# skips that boot, saying why, when it cannot be fetched (tests/run-all runs the script).
+.PHONY: stock-kernel-6.12
+stock-kernel-6.12: | deps
+	@images/stock-kernel $(BUILD) 6.12
+
+# ---- make static: one statically linked file per tool, to copy onto any x86-64 Linux ----
+# The same objects as the dynamic tools (the rules above name both targets), linked with
+# Debian's static libbpf, libelf, zlib and glibc. glibc warns at link time that getaddrinfo
+# (a --listen host given by name) and getgrnam (cookie-gend's socket group) need its shared
+# NSS modules at run time: its files and dns back ends are built into the static libc, so
+# /etc/hosts, DNS and /etc/group work without them; only other nsswitch.conf sources
+# (myhostname, resolve, sss, ldap) would need the same glibc version's modules on the host.
+# Numeric --listen addresses never reach getaddrinfo. tests/unit/static.t checks the files.
+STATIC_TOOLS := $(SBIN_TOOLS) $(BIN_TOOLS)
+STATIC_BINS := $(addprefix $(BUILD)/static/,$(STATIC_TOOLS))
+.PHONY: static
+static: $(STATIC_BINS)
+$(STATIC_BINS):
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static $(filter %.o %.a,$^) -lbpf -lelf -lz -lm -o $@
+test-host: $(STATIC_BINS)
 
 $(BUILD)/tests/vm/%: tests/vm/%.c | deps
 	@mkdir -p $(dir $@)
