@@ -538,6 +538,8 @@ const struct tpfield_alias tpfield_aliases[] = {
 	PELT("pelt_dl_tp", "rq->avg_dl", "rq->cpu"),
 	PELT("pelt_irq_tp", "rq->avg_irq", "rq->cpu"),
 	PELT("pelt_thermal_tp", "rq->avg_thermal", "rq->cpu"),
+	/* 6.9 renamed thermal pressure to hardware pressure (pelt_hw_tp, rq->avg_hw) */
+	PELT("pelt_hw_tp", "rq->avg_hw", "rq->cpu"),
 	PELT("pelt_se_tp", "se->avg", "se->cfs_rq->rq->cpu"),
 	{ "sched_update_nr_running_tp", "nr_running", "rq->nr_running" },
 	{ "sched_update_nr_running_tp", "cpu", "rq->cpu" },

@@ -22,4 +22,19 @@ is "$(jq '([.by.entries[].count] | add) + .by.other + .by.dropped + .by.errors =
 	"--by comm: the keys + other + dropped = sched_switch's count ($(jq .count <<<"$b"))"
 err_case 2 "struct cfs_rq has no member 'nope' on this kernel; its members: load, nr_running" \
 	"an unknown member lists this kernel's" tpstat --hist 'pelt_cfs_tp:cfs_rq->nope'
+
+# The hardware (thermal) pressure tracepoint's named fields follow the kernel's names:
+# pelt_thermal_tp and rq->avg_thermal up to 6.8, pelt_hw_tp and rq->avg_hw from 6.9. The member
+# exists only with CONFIG_SCHED_THERMAL_PRESSURE / CONFIG_SCHED_HW_PRESSURE.
+# (Names from BTF's string section: no other struct has a member of either name.)
+names=$(tr '\0' '\n' </sys/kernel/btf/vmlinux)
+tp=pelt_thermal_tp m=avg_thermal
+grep -qx btf_trace_pelt_hw_tp <<<"$names" && tp=pelt_hw_tp m=avg_hw
+if grep -qx "$m" <<<"$names"; then
+	tpstat -o /dev/null --hist $tp:util -- true
+	ok $? "tpstat --hist $tp:util (rq->$m.util_avg)"
+else
+	err_case 2 "struct rq has no member '$m' on this kernel" "$tp:util names rq->$m, which this kernel's config leaves out" \
+		tpstat --hist $tp:util -- true
+fi
 done_testing
