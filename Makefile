@@ -38,11 +38,12 @@ VM_HELPERS := $(patsubst tests/vm/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/*.
 BENCH_BINS := $(BUILD)/tests/bench/tpbench
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/*.c))
 INITRD := $(BUILD)/image/initrd.cpio
+TEST_PAYLOAD := $(BUILD)/image/tests.cpio
 
 # Paths of the cached kernel tree and base image, known once their stamps are made.
 KDIR = $(shell cat $(BUILD)/kernel.dir)
 
-.PHONY: all deps kernel module image tools test test-host test-vm-build run vm bench clean FORCE \
+.PHONY: all deps kernel module image test-image tools test test-host test-vm-build run vm bench clean FORCE \
 	stock-kernel selftests
 .DELETE_ON_ERROR:
 
@@ -231,22 +232,27 @@ $(BUILD)/tests/fuzz/%: tests/fuzz/%.c | deps
 	$(call deps-of-sources,$(CLANG) -Isrc)
 $(BUILD)/tests/fuzz/cookie-proto: src/cookie_proto.c
 
-# The guest's initramfs: the cached base image plus a second cpio with the suite.
+# The guest's initramfs: the cached base image plus a second cpio with the suite (what make
+# run and make vm boot), and the test payload, an archive of its own that images/run-vm
+# appends only for test boots (images/make-initrd says what is in which).
 $(INITRD): $(BUILD)/base-image.path $(BUILD)/kernel.dir $(BUILD)/module/tpgen.ko $(BINS) \
-		$(VM_HELPERS) $(BENCH_BINS) $(wildcard tests/vm/*) $(wildcard tests/bench/*) \
-		$(wildcard images/guest/*) images/make-initrd tests/unit/atomics.expect \
-		$(wildcard src/man/*) $(SELFTEST_BINS) $(wildcard tests/selftests/*) \
-		$(wildcard tests/stock/*)
+		$(BUILD)/tests/vm/igmp-send $(wildcard images/guest/*) images/make-initrd
 	GUEST_TOOLS="$(GUEST_TOOLS)" images/make-initrd $(BUILD) $(KDIR) $$(cat $(BUILD)/base-image.path) $@
 
+$(TEST_PAYLOAD): $(VM_HELPERS) $(BENCH_BINS) $(SELFTEST_BINS) $(wildcard tests/vm/* tests/lib/* \
+		tests/stock/* tests/bench/* tests/selftests/*) tests/tap-run tests/unit/atomics.expect \
+		images/make-initrd
+	images/make-initrd --tests $(BUILD) $@
+
 image: $(INITRD)
+test-image: image $(TEST_PAYLOAD)
 
 test: test-host test-vm-build
 	@tests/run-all $(BUILD)
 
 test-host: $(BINS) $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) | deps
 
-test-vm-build: image stock-kernel prom-share
+test-vm-build: test-image stock-kernel prom-share
 
 # Debian's prometheus and promtool for the guest's metrics tests, shared into it with
 # run-vm --share build/share (tests/run-all) rather than put in the image: 95 MB the boot
@@ -269,7 +275,7 @@ vm: image
 
 # Benchmarks: one guest boot, results in build/bench/ (results.json, scaling.png, a table).
 # BENCH_ARGS="-n EVENTS -r ROUNDS" shortens them (the smoke run in make test does).
-bench: image
+bench: test-image
 	tests/bench/run $(BUILD) $(BENCH_ARGS)
 
 clean:
@@ -308,7 +314,7 @@ $(DEB_DIR)/bareatom_%_amd64.deb $(DEB_DIR)/libcookie-dev_%_amd64.deb: Makefile $
 		{ tail -n 40 $(DEB_DIR)/build.log; exit 1; }
 	@touch $(DEBS)
 
-# The guest installs the suite from the package (images/make-initrd).
-$(INITRD): $(DEBS)
+# The guest installs the suite from the package (images/make-initrd); package.t reinstalls it.
+$(INITRD) $(TEST_PAYLOAD): $(DEBS)
 # tests/unit/deb.t checks what make deb built.
 test-host: $(DEBS)
