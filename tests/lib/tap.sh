@@ -7,10 +7,13 @@ tap_n=0
 # In the guest the VM tests' compiled helpers sit beside them in tests/vm (images/make-initrd).
 PATH=$(cd "$(dirname "${BASH_SOURCE[0]}")/../vm" 2>/dev/null && pwd):$PATH
 
-# ok STATUS DESCRIPTION: pass when STATUS is 0
+# ok STATUS DESCRIPTION [DETAIL...]: pass when STATUS is 0; on failure, DETAIL's lines follow
 ok() {
 	tap_n=$((tap_n + 1))
-	if [ "$1" = 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; fi
+	if [ "$1" = 0 ]; then echo "ok $tap_n - $2"; else
+		echo "not ok $tap_n - $2"
+		[ $# -lt 3 ] || printf '%s\n' "${@:3}" | head -n 40 | sed 's/^/#   /'
+	fi
 }
 # is GOT WANT DESCRIPTION: exact comparison; a one-line GOT is shown on success, and both on
 # failure (every line of a multi-line one)
@@ -28,6 +31,8 @@ is() {
 	fi
 }
 diag() { echo "# $*"; }
+# skip REASON: a test not run here, counted as passed
+skip() { echo "ok $((tap_n += 1)) # skip $*"; }
 done_testing() { echo "1..$tap_n"; }
 
 # err_case WANT_RC WANT_TEXT DESCRIPTION CMD...: CMD fails with exit WANT_RC and exactly one
@@ -42,6 +47,24 @@ err_case() {
 		echo "#   got exit $rc: $out"
 	fi
 }
+
+# usage_case WANT_RC WANT_TEXT CMD...: CMD (stdin /dev/null) exits WANT_RC and prints exactly
+# one line, containing WANT_TEXT, on stdout and stderr together (argp's own errors add their
+# standard "Try `TOOL --help'" hint, which is not counted)
+usage_case() {
+	local want_rc=$1 want=$2 out rc what; shift 2
+	out=$("$@" 2>&1 </dev/null); rc=$?
+	what="$*"; what=${what#as_nobody }; what=${what//"${BUILD:-/nonexistent}/"/}
+	what=$(cut -c1-110 <<<"$what")
+	if [ "$rc" = "$want_rc" ] && [ "$(grep -vc '^Try `' <<<"$out")" = 1 ] && grep -q -- "$want" <<<"$out"; then
+		echo "ok $((tap_n += 1)) - $what -> exit $rc: $(head -n1 <<<"$out" | cut -c1-160)"
+	else
+		echo "not ok $((tap_n += 1)) - $what -> want exit $want_rc and one line '$want', got $rc"
+		printf '%s\n' "$out" | sed 's/^/#   /'
+	fi
+}
+# as_nobody CMD...: CMD as user nobody, so nothing it does could load BPF into the host kernel
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
 
 # tap_subtest CMD...: run a TAP-speaking binary (a C test on tests/unit/test.h) and pass its
 # results on, numbered after this script's, its plan dropped (done_testing gives the whole

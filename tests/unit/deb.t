@@ -11,18 +11,7 @@ deb=$dir/bareatom_${version}_amd64.deb
 dev=$dir/libcookie-dev_${version}_amd64.deb
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
-is() {
-	n=$((n + 1))
-	if [ "$1" = "$2" ]; then echo "ok $n - $3"; else
-		echo "not ok $n - $3"
-		diff <(echo "$2") <(echo "$1") | sed 's/^/#   /'
-	fi
-}
+. "$top/tests/lib/tap.sh"
 # The non-directory entries of a package, as absolute paths.
 contents() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print substr($6, 2) }' | LC_ALL=C sort; }
 mode_of() { dpkg-deb -c "$deb" | awk -v p="./${1#/}" '$6 == p { print $1, $2 }'; }
@@ -106,4 +95,4 @@ flags=$(PKG_CONFIG_PATH=$tmp/dev/usr/lib/x86_64-linux-gnu/pkgconfig PKG_CONFIG_S
 out=$(cc -Wall -Wextra -Werror -o "$tmp/client" "$tmp/client.c" $flags 2>&1)
 ok $? "a client with <bareatom/libcookie.h> compiles and links with pkg-config's libcookie ($flags)"
 [ -n "$out" ] && sed 's/^/#   /' <<<"$out"
-echo "1..$n"
+done_testing
