@@ -16,7 +16,16 @@ BUILD := build
 CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= gcc
-CFLAGS ?= -g -O2
+# Everything is compiled once, here, with the flags Debian builds packages with (hardening
+# on): make deb packages these very objects, so the host tests run the binaries the package
+# ships and the guest installs. $(BUILD)/flags records the flags; a change rebuilds it all.
+deb-flags = $(shell DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get $(1))
+ifeq ($(origin CFLAGS),undefined)
+CFLAGS := $(call deb-flags,CFLAGS) $(call deb-flags,CPPFLAGS)
+endif
+ifeq ($(origin LDFLAGS),undefined)
+LDFLAGS := $(call deb-flags,LDFLAGS)
+endif
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -I$(BUILD) -Isrc -Ibpf
 LDLIBS := -lbpf -lelf -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -Wall
@@ -39,6 +48,15 @@ BENCH_BINS := $(BUILD)/tests/bench/tpbench
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/*.c))
 INITRD := $(BUILD)/image/initrd.cpio
 TEST_PAYLOAD := $(BUILD)/image/tests.cpio
+
+# The flags of every C object and binary, rewritten only when they change.
+FLAGS_NOW := $(CC) $(CFLAGS) $(LDFLAGS) $(LDLIBS)
+ifneq ($(FLAGS_NOW),$(file <$(BUILD)/flags))
+$(shell mkdir -p $(BUILD))
+$(file >$(BUILD)/flags,$(FLAGS_NOW))
+endif
+$(patsubst src/%.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BINS) $(UNIT_BINS) $(VM_HELPERS) \
+	$(BENCH_BINS): $(BUILD)/flags
 
 # Paths of the cached kernel tree and base image, known once their stamps are made.
 KDIR = $(shell cat $(BUILD)/kernel.dir)
@@ -119,7 +137,7 @@ $(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o 
 $(BUILD)/libcookie.a: $(BUILD)/libcookie.o
 	$(AR) rcs $@ $^
 $(BINS):
-	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o %.a,$^) $(LDLIBS) -o $@
 
 tools: $(BINS)
 
@@ -173,7 +191,7 @@ stock-kernel: $(BUILD)/stock/vmlinuz
 
 $(BUILD)/tests/vm/%: tests/vm/%.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o %.a,$^) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $(filter %.c %.o %.a,$^) $(LDLIBS) -o $@
 
 $(BUILD)/tests/vm/cookie-load: $(BUILD)/libcookie.a
 $(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h
@@ -183,11 +201,11 @@ $(BUILD)/tests/vm/prog-run: CFLAGS += -Itests/unit
 $(BUILD)/tests/bench/tpbench: tests/bench/tpbench.c $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h \
 		$(BUILD)/cookie.skel.h $(BUILD)/libcookie.a $(BUILD)/tpfield.o | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEPFLAGS) $< $(BUILD)/tpfield.o $(BUILD)/libcookie.a $(LDLIBS) -Wl,-Bstatic -luuid -Wl,-Bdynamic -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $< $(BUILD)/tpfield.o $(BUILD)/libcookie.a $(LDLIBS) -Wl,-Bstatic -luuid -Wl,-Bdynamic -o $@
 
 $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -o $@
 
 # Unit tests of user-space code link the objects they test.
 $(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
@@ -284,12 +302,16 @@ clean:
 FORCE:
 
 # ---- Debian packages (images/debian, debhelper) ----
-# `make deb` stages the sources with images/debian as debian/, and build/vmlinux.h (the BPF
-# objects are CO-RE: the binaries run on any kernel with BTF, nothing in them needs ours),
-# then builds the binary packages there with dpkg-buildpackage. The stage keeps its build/
-# between runs (no pre-clean), so a change rebuilds only what it touches; debian/ is
-# replaced each time, so debhelper always runs its whole sequence. The package build's own
-# make must not inherit this one's flags or variables (BUILD=...): MAKEFLAGS is dropped.
+# `make deb` stages the sources with images/debian as debian/, and the objects and tools
+# this make built (with their .d files, the skeletons, build/vmlinux.h and build/flags:
+# the BPF objects are CO-RE, the binaries run on any kernel with BTF), then builds the
+# binary packages there with dpkg-buildpackage. The package build's own make (debian/rules)
+# finds them all up to date and compiles nothing: the suite is built once, and the package
+# holds the very binaries the host tests ran (tests/unit/deb.t compares their build ids).
+# Staged with their times, and only they (--delete-excluded): without them, the same rules
+# build the package from source. debian/ is replaced each time, so debhelper always runs
+# its whole sequence. The package build's own make must not inherit this one's flags or
+# variables (BUILD=...): MAKEFLAGS is dropped.
 DEB_VERSION = $(shell dpkg-parsechangelog -l images/debian/changelog -S Version)
 DEB_DIR := $(BUILD)/deb
 DEB_STAGE = $(DEB_DIR)/bareatom-$(DEB_VERSION)
@@ -298,17 +320,18 @@ DEBS = $(DEB_DIR)/bareatom_$(DEB_VERSION)_amd64.deb $(DEB_DIR)/libcookie-dev_$(D
 .PHONY: deb
 deb: $(DEBS)
 
-$(DEB_DIR)/bareatom_%_amd64.deb $(DEB_DIR)/libcookie-dev_%_amd64.deb: Makefile $(wildcard src/* src/man/* bpf/*) \
-		$(wildcard images/debian/* images/debian/*/*) $(BUILD)/vmlinux.h | deps
+DEB_BUILT := $(foreach f,*.o *.d *.skel.h libcookie.a vmlinux.h flags $(TOOLS),--include='/$(f)')
+$(DEB_DIR)/bareatom_%_amd64.deb $(DEB_DIR)/libcookie-dev_%_amd64.deb: Makefile $(BINS) $(BUILD)/libcookie.a \
+		$(wildcard src/* src/man/* bpf/* images/debian/* images/debian/*/*) | deps
 	@mkdir -p $(DEB_STAGE)/build
 	rsync -a --delete src bpf Makefile $(DEB_STAGE)/
+	rsync -a --delete-excluded $(DEB_BUILT) --exclude='*' $(BUILD)/ $(DEB_STAGE)/build/
 	rsync -a --delete images/debian/ $(DEB_STAGE)/debian/
 	for t in $(SBIN_TOOLS); do echo "build/$$t usr/sbin"; done >$(DEB_STAGE)/debian/bareatom.install
 	for t in $(BIN_TOOLS); do echo "build/$$t usr/bin"; done >>$(DEB_STAGE)/debian/bareatom.install
 	for t in $(SBIN_TOOLS) $(BIN_TOOLS); do ls src/man/$$t.[18]; done >$(DEB_STAGE)/debian/bareatom.manpages
 	c=usr/share/bash-completion/completions; for t in $(filter-out $(firstword $(SBIN_TOOLS)),$(SBIN_TOOLS) \
 		$(BIN_TOOLS)); do echo "$$c/$(firstword $(SBIN_TOOLS)) $$c/$$t"; done >$(DEB_STAGE)/debian/bareatom.links
-	cp -p $(BUILD)/vmlinux.h $(DEB_STAGE)/build/
 	cd $(DEB_STAGE) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 		dpkg-buildpackage -b -us -uc --no-pre-clean >../build.log 2>&1 || \
 		{ tail -n 40 $(DEB_DIR)/build.log; exit 1; }
