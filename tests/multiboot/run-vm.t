@@ -68,4 +68,15 @@ ok $? "and says so: $(head -n1 "$tmp/err")"
 out=$("$rv" --init fast -- true 2>&1); rc=$?
 [ "$rc" = 2 ] && [ "$out" = "run-vm: --init takes auto, minimal or systemd, not 'fast'" ]
 ok $? "--init fast: exit 2, one line ($rc: $out)"
+
+# 6. the test payload goes in only for test boots: --tests, or a word of CMD naming a path
+# under /usr/lib/bareatom/tests/ or /bench/ (relative paths here, so only --tests counts).
+has_tests='cd /usr/lib/bareatom && test -x tests/vm/tap-run && test -f tests/lib/tap.sh &&
+	test -f tests/stock/run-all && test -x tests/selftests/test_progs && test -x bench/tpbench'
+"$rv" --init minimal --timeout 120 -- sh -c "$has_tests" >"$tmp/out" 2>&1
+is "$?" 1 "a plain boot (make run's) carries no test payload"
+"$rv" --init minimal --timeout 120 --tests -- sh -c "$has_tests" >"$tmp/out" 2>&1
+is "$?" 0 "--tests: the VM and stock tests, the TAP library, the selftests and the benchmarks are in"
+"$rv" --init minimal --timeout 120 -- ls /usr/lib/bareatom/tests/lib/tap.sh >"$tmp/out" 2>&1
+is "$?" 0 "a command naming a file of the test payload brings it"
 done_testing
