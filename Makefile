@@ -40,7 +40,10 @@ TOOLS := $(GUEST_TOOLS) $(SBIN_TOOLS) $(BIN_TOOLS)
 # The helpers every tool links: one file per topic (src/util.h lists them).
 UTIL := $(addprefix $(BUILD)/,bpf_util.o cli.o clock.o cmd.o json.o)
 # The metrics exporter (--listen, --textfile) of tools on the run loop.
-METRICS := $(addprefix $(BUILD)/,metrics_export.o http_serve.o metrics.o)
+METRICS := $(addprefix $(BUILD)/,metrics_export.o metrics_textfile.o http_serve.o metrics.o)
+# cookie-gend's socket, its metrics and its loop: all they know of the daemon is its ops.
+COOKIE_SERVE := $(addprefix $(BUILD)/,cookie_loop.o cookie_serve.o cookie_rate.o cookie_metrics.o cookie_proto.o \
+	runloop.o) $(METRICS) $(UTIL)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 BINS := $(addprefix $(BUILD)/,$(TOOLS))
 VM_HELPERS := $(patsubst tests/vm/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/*.c))
@@ -127,10 +130,8 @@ $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfield.o $(BUILD)/tplist.o \
 		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
-$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(BUILD)/cookie_serve.o $(BUILD)/cookie_rate.o $(BUILD)/cookie_metrics.o \
-		$(BUILD)/http_serve.o $(BUILD)/metrics.o $(BUILD)/cookie_proto.o $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o \
-		$(UTIL) \
-		$(BUILD)/libcookie.a
+$(BUILD)/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
+		$(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(BUILD)/libcookie.a
 $(BUILD)/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
 $(BUILD)/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/eht_metrics.o $(METRICS) \
 		$(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
@@ -213,9 +214,9 @@ $(BUILD)/tests/unit/cookie-proto: $(BUILD)/cookie_proto.o
 $(BUILD)/tests/unit/cookie-store: $(BUILD)/cookie_store.o
 $(BUILD)/tests/unit/cookie-rate: $(BUILD)/cookie_rate.o
 $(BUILD)/tests/unit/libcookie-timeout: $(BUILD)/libcookie.o
-# Linked without cookie-gend.o: the socket and the metrics see the daemon only through its ops.
-$(BUILD)/tests/unit/cookie-serve: $(BUILD)/cookie_serve.o $(BUILD)/cookie_rate.o $(BUILD)/cookie_metrics.o \
-		$(BUILD)/cookie_proto.o $(BUILD)/http_serve.o $(BUILD)/metrics.o $(UTIL)
+# Linked without cookie-gend.o: the socket, its loop and the metrics see the daemon only
+# through its ops.
+$(BUILD)/tests/unit/cookie-serve: $(COOKIE_SERVE)
 $(BUILD)/tests/unit/cookie-mark: $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(UTIL)
 $(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(UTIL)
 $(BUILD)/tests/unit/json-writer: $(UTIL)
@@ -229,9 +230,11 @@ $(BUILD)/tests/unit/metrics-writer-ubsan: tests/unit/metrics-writer.c src/metric
 	$(call deps-of-sources,$(CC) -Isrc -Ibpf)
 $(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/runloop.o \
 		$(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
-$(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics.o $(UTIL)
+$(BUILD)/tests/unit/metrics-export: $(METRICS) $(BUILD)/runloop.o $(UTIL)
+$(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics_textfile.o $(BUILD)/metrics.o $(UTIL)
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
 $(BUILD)/tests/unit/tpfield: $(BUILD)/tpfield.o $(BUILD)/tests/unit/layout/kernel-layout.o
+$(BUILD)/tests/unit/tpfilter: $(BUILD)/tpfilter.o $(BUILD)/tpfield.o
 $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(BUILD)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(CC) -I$(BUILD) $(DEPFLAGS) -c $< -o $@

@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Option parsing shared by the tools: seconds, -i intervals, and the one usage error. */
+/*
+ * Option parsing shared by the tools: seconds, -i intervals, the one usage error, and the
+ * metrics options (--listen ADDR:PORT, --textfile PATH).
+ */
 #ifndef __BAREATOM_CLI_H
 #define __BAREATOM_CLI_H
+
+#include <stddef.h>
+#include <sys/socket.h>
 
 /* Parse a positive number of seconds ("2", "0.5"). Returns -1 when it is not one. */
 int util_parse_seconds(const char *s, double *out);
@@ -21,5 +27,22 @@ double util_parse_interval(const char *prog, const char *arg);
 /* A usage error: "PROG: reason" on one line, exit 2. */
 void util_usage_error(const char *prog, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
+
+/* ---- --listen ADDR:PORT and --textfile PATH: the metrics options of every tool ---- */
+
+/*
+ * Parse ADDR:PORT: a dotted IPv4 address, a bracketed IPv6 one ("[::1]:9100"), a host name
+ * (resolved now, its first address: "localhost:9100"), or ":PORT" for every IPv4 address;
+ * PORT 0-65535 (0: the kernel picks one). Returns 0, or -1 with a one-line reason in @why.
+ */
+int cli_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len,
+		     char *why, size_t whylen);
+
+/*
+ * The --listen and --textfile options of @prog: @arg checked (a usage error, one line and
+ * exit 2, when it is not an address and port, or an empty path) and returned.
+ */
+const char *cli_listen_option(const char *prog, const char *arg);
+const char *cli_textfile_option(const char *prog, const char *arg);
 
 #endif /* __BAREATOM_CLI_H */

@@ -3,99 +3,132 @@
  * cookie-gend: hands out globally unique 64-bit cookies from one BPF counter shared with
  * BPF programs (task cookies at fork, tpgen_b events) and libcookie's fast path.
  *
- * Durability (the state directory, its mark and the counter's limit) is cookie_mark.c; this
- * file has the options, the log and the start-up order.
+ * This file has the options and the start-up order; each part it starts is a file of its
+ * own, and none of them calls back into this one:
+ *   cookie_mark.c   the durable mark: the state directory checked, the counter recovered,
+ *                   the limit extended behind the mark, draws for clients, --raise-mark
+ *   cookie_pins.c   the BPF side: load, reuse the pinned maps (replacing an older layout's),
+ *                   keep or replace pinned links, the one follower of the events
+ *   cookie_serve.c  the socket: clients, their bounds, requests (cookie_serve.h)
+ *   cookie_rate.c   the socket's per-uid rate limit (cookie_rate.h)
+ *   cookie_metrics.c  the statistics for Prometheus, served and written by metrics_export.c
+ *   cookie_loop.c   the socket, the metrics and the tick on the run loop (runloop.c)
+ *   daemon_log.c    the log (stderr, then syslog) and sd_notify
+ * The socket, its loop and the metrics see the daemon only through struct cookie_gend_ops,
+ * which this file fills in. The durable state files themselves are cookie_store.c; the
+ * protocol is cookie_proto.c.
  */
 #define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
 #include <sys/file.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include "libcookie.h"
-#include "cookie-gend.h"
+#include "cookie_loop.h"
+#include "cookie_mark.h"
 #include "cookie_metrics.h"
+#include "cookie_pins.h"
 #include "cookie_serve.h"
+#include "daemon_log.h"
+#include "metrics_export.h"
 #include "bpf_util.h"
 #include "cli.h"
-#include "clock.h"
-#include "http_serve.h"
 
 #define INSTANCE_LOCK		"/run/bareatom/cookie-gend.lock"
 
 _Static_assert(COOKIE_GET_MAX == COOKIE_DRAW_MAX, "GET and the fast path share one bound");
 
-struct env env = {
-	.state_dir = "/var/lib/bareatom/cookie",
-	.socket = COOKIE_SOCKET_PATH,
-	.node_id = -1,
-	.interval = 10,
-	.rate = COOKIE_RATE_DEFAULT,
-	.burst = COOKIE_BURST_DEFAULT,
+/* The command line: filled in by argp, read-only after. */
+struct gend_opts {
+	bool foreground;
+	bool verbose;
+	bool tpgen;
+	bool global;
+	bool uninstall;
+	bool raise;		/* --raise-mark */
+	unsigned long long raise_mark;
+	const char *state_dir;
+	const char *socket;
+	long node_id;		/* --node-id, or -1: the state directory's */
+	const char *listen;	/* --listen ADDR:PORT */
+	const char *textfile;	/* --textfile PATH */
+	double interval;	/* seconds between textfile writes */
+	uint64_t rate, burst;	/* --rate-limit (0: unlimited), --rate-burst */
 };
 
-struct daemon d;
+/* The running daemon, behind struct cookie_gend_ops. */
+struct daemon {
+	const struct gend_opts *o;
+	struct cookie_pins pins;	/* the BPF side: the counter, task storage */
+	struct cookie_mark mark;	/* the state directory, the node, the mark */
+};
 
 const char *argp_program_version = "cookie-gend (bareatom) 0.1";
 static const char doc[] =
-"Serve globally unique 64-bit cookies from a BPF counter shared with the kernel.\n"
+"Serve globally unique 64-bit cookies from a BPF counter shared with the\n"
+"kernel.\n"
 "\n"
-"USAGE: cookie-gend [--foreground] [--state-dir DIR] [--socket PATH] [--node-id N]\n"
-"                   [--tpgen] [--global] [--listen ADDR:PORT] [--textfile PATH [-i SECS]]\n"
+"USAGE: cookie-gend [--foreground] [--state-dir DIR] [--socket PATH]\n"
+"                   [--node-id N] [--tpgen] [--global] [--listen ADDR:PORT]\n"
+"                   [--textfile PATH [-i SECS]]\n"
 "                   [--rate-limit N[/s] | unlimited] [--rate-burst N]\n"
 "       cookie-gend --uninstall\n"
 "       cookie-gend --raise-mark COOKIE [--state-dir DIR]\n"
 "\n"
-"Every new task gets a cookie at fork (kept in BPF task local storage); clients get\n"
-"ranges over the socket (GET N, PID P, STATS; one request per line); root may draw\n"
-"directly from the pinned counter (libcookie). Cookies are never 0 and never repeat,\n"
-"across CPUs, kernel and user space, daemon crashes and reboots: the state directory\n"
-"keeps a durable high-water mark that is fsynced before any cookie beyond it is given.\n"
+"Every new task gets a cookie at fork (kept in BPF task local storage);\n"
+"clients get ranges over the socket (GET N, PID P, STATS; one request per\n"
+"line); root may draw directly from the pinned counter (libcookie). Cookies\n"
+"are never 0 and never repeat, across CPUs, kernel and user space, daemon\n"
+"crashes and reboots: the state directory keeps a durable high-water mark\n"
+"that is fsynced before any cookie beyond it is given.\n"
 "\n"
-"--node-id N (0 to 65535) puts N in the top 16 bits of every cookie, so machines\n"
-"with distinct node ids never hand out the same one; each node owns 2^48 values\n"
-"(sequence 0 is never a cookie). The state directory keeps the node id it was\n"
-"first started with and refuses another (exit 78).\n"
+"--node-id N (0 to 65535) puts N in the top 16 bits of every cookie, so\n"
+"machines with distinct node ids never hand out the same one; each node owns\n"
+"2^48 values (sequence 0 is never a cookie). The state directory keeps the\n"
+"node id it was first started with and refuses another (exit 78).\n"
 "\n"
-"Maps and links are pinned under " COOKIE_PIN_DIR " and reused on restart; only one\n"
-"instance runs per machine. --uninstall detaches the programs and removes the pins and\n"
-"the socket (the state directory is kept: it is what keeps cookies unique). A daemon\n"
-"that finds pins of an older layout (an upgrade) replaces them itself, its counter\n"
-"started above everything the old one could have handed out.\n"
+"Maps and links are pinned under " COOKIE_PIN_DIR " and reused on\n"
+"restart; only one instance runs per machine. --uninstall detaches the\n"
+"programs and removes the pins and the socket (the state directory is kept:\n"
+"it is what keeps cookies unique). A daemon that finds pins of an older\n"
+"layout (an upgrade) replaces them itself, its counter started above\n"
+"everything the old one could have handed out.\n"
 "\n"
-"The state directory must be owned by root and not writable by group or other, and so\n"
-"must its files; it is locked while a daemon uses it. A lost or corrupt high-water mark\n"
-"refuses the start (exit 78): a mark restored from a backup is too low by itself.\n"
-"--raise-mark COOKIE, with the daemon stopped, raises the mark so that the next cookie\n"
-"handed out is COOKIE or above: COOKIE is a whole cookie of this directory's node (node\n"
-"bits included, as cookie prints it) above every cookie this node ever handed out, e.g.\n"
-"the newest one seen anywhere plus a margin. A mark is never lowered.\n"
+"The state directory must be owned by root and not writable by group or\n"
+"other, and so must its files; it is locked while a daemon uses it. A lost or\n"
+"corrupt high-water mark refuses the start (exit 78): a mark restored from a\n"
+"backup is too low by itself. --raise-mark COOKIE, with the daemon stopped,\n"
+"raises the mark so that the next cookie handed out is COOKIE or above:\n"
+"COOKIE is a whole cookie of this directory's node (node bits included, as\n"
+"cookie prints it) above every cookie this node ever handed out, e.g. the\n"
+"newest one seen anywhere plus a margin. A mark is never lowered.\n"
 "\n"
-"Socket draws are limited per uid (root excepted: it has the fast path) by a token\n"
-"bucket: --rate-limit cookies per second (default 16384; 0 or unlimited: none) and\n"
-"--rate-burst at once after a pause (default 1048576). At 16384/s one uid needs\n"
-"2^48 / 2^14 s, about 544 years, to use up a node's space. A refused request gets\n"
-"'ERR rate limited: ...' and the connection stays usable.\n"
+"Socket draws are limited per uid (root excepted: it has the fast path) by a\n"
+"token bucket: --rate-limit cookies per second (default 16384; 0 or\n"
+"unlimited: none) and --rate-burst at once after a pause (default 1048576).\n"
+"At 16384/s one uid needs 2^48 / 2^14 s, about 544 years, to use up a node's\n"
+"space. A refused request gets 'ERR rate limited: ...' and the connection\n"
+"stays usable.\n"
 "\n"
-"--listen serves the statistics for Prometheus at http://ADDR:PORT/metrics (OpenMetrics,\n"
-"or text 0.0.4); --textfile writes them atomically every -i SECS (default 10) for\n"
-"node_exporter's textfile collector.\n"
+"--listen serves the statistics for Prometheus at http://ADDR:PORT/metrics\n"
+"(OpenMetrics, or text 0.0.4); --textfile writes them atomically every\n"
+"-i SECS (default 10) for node_exporter's textfile collector.\n"
 "\n"
 "EXAMPLES:\n"
-"    cookie-gend --foreground -v          # run in the terminal, log to stderr\n"
-"    cookie-gend --node-id 7              # this machine is node 7 of a fleet\n"
-"    systemctl start cookie-gend          # as the image runs it (Type=notify)\n"
-"    cookie -n 3; cookie --pid $$; cookie --stats\n"
-"    cookie-gend -f --listen 127.0.0.1:9464   # curl http://127.0.0.1:9464/metrics\n"
-"    cookie-gend --raise-mark 1000000000000   # the mark was lost: above the newest cookie seen\n";
+"  cookie-gend --foreground -v        # run in the terminal, log to stderr\n"
+"  cookie-gend --node-id 7            # this machine is node 7 of a fleet\n"
+"  systemctl start cookie-gend        # as the image runs it (Type=notify)\n"
+"  cookie -n 3; cookie --pid $$; cookie --stats\n"
+"  cookie-gend -f --listen 127.0.0.1:9464 &\n"
+"  curl http://127.0.0.1:9464/metrics\n"
+"  cookie-gend --raise-mark 1000000000000  # the mark was lost: give one\n"
+"                                          # above the newest cookie seen\n";
 
 enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL, OPT_NODE_ID, OPT_LISTEN,
        OPT_TEXTFILE, OPT_RATE, OPT_BURST, OPT_RAISE_MARK };
@@ -104,19 +137,22 @@ static const struct argp_option opts[] = {
 	{ "foreground", 'f', NULL, 0, "Stay in the foreground and log to stderr", 0 },
 	{ "state-dir", OPT_STATE, "DIR", 0, "Durable state (default /var/lib/bareatom/cookie)", 0 },
 	{ "socket", OPT_SOCKET, "PATH", 0, "Unix socket (default " COOKIE_SOCKET_PATH ")", 0 },
-	{ "node-id", OPT_NODE_ID, "N", 0, "This machine's node id, 0-65535: the top 16 bits of its cookies "
-	  "(default: the state directory's, 0 for a new one)", 0 },
-	{ "tpgen", OPT_TPGEN, NULL, 0, "Also draw a cookie on every tpgen_b event (needs tpgen)", 0 },
-	{ "global", OPT_GLOBAL, NULL, 0, "Kernel side: one global fetch-add per cookie, no per-CPU batches", 0 },
+	{ "node-id", OPT_NODE_ID, "N", 0, "This machine's node id, 0-65535: the top 16\n"
+	  "bits of its cookies (default: the state\n"
+	  "directory's, 0 for a new one)", 0 },
+	{ "tpgen", OPT_TPGEN, NULL, 0, "Also draw a cookie on every tpgen_b event\n(needs tpgen)", 0 },
+	{ "global", OPT_GLOBAL, NULL, 0, "Kernel side: one global fetch-add per cookie,\nno per-CPU batches", 0 },
 	{ "uninstall", OPT_UNINSTALL, NULL, 0, "Detach, remove the pins and the socket, and exit", 0 },
-	{ "raise-mark", OPT_RAISE_MARK, "COOKIE", 0, "With the daemon stopped, raise the high-water mark "
-	  "so the next cookie is COOKIE or above (a cookie of this node, above all it handed out)", 0 },
-	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
+	{ "raise-mark", OPT_RAISE_MARK, "COOKIE", 0, "With the daemon stopped, raise the high-water\n"
+	  "mark so the next cookie is COOKIE or above (a\n"
+	  "cookie of this node, above all it handed out)", 0 },
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics\n(ADDR: IPv4, [IPv6] or a host name)", 0 },
 	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
 	{ "interval", 'i', "SECS", 0, "Seconds between --textfile writes (default 10)", 0 },
-	{ "rate-limit", OPT_RATE, "N[/s]", 0, "Cookies per second each uid but root may draw over the "
-	  "socket (default 16384; 0 or unlimited: no limit)", 0 },
-	{ "rate-burst", OPT_BURST, "N", 0, "Cookies a uid may draw at once after a pause "
+	{ "rate-limit", OPT_RATE, "N[/s]", 0, "Cookies per second each uid but root may draw\n"
+	  "over the socket (default 16384; 0 or\n"
+	  "unlimited: no limit)", 0 },
+	{ "rate-burst", OPT_BURST, "N", 0, "Cookies a uid may draw at once after a pause\n"
 	  "(65536 to 2^48, default 1048576)", 0 },
 	{ "verbose", 'v', NULL, 0, "Log more, including libbpf debug output", 0 },
 	{},
@@ -124,14 +160,16 @@ static const struct argp_option opts[] = {
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	struct gend_opts *o = state->input;
+
 	switch (key) {
-	case 'f': env.foreground = true; break;
-	case 'v': env.verbose = true; break;
-	case OPT_STATE: env.state_dir = arg; break;
-	case OPT_SOCKET: env.socket = arg; break;
-	case OPT_TPGEN: env.tpgen = true; break;
-	case OPT_GLOBAL: env.global = true; break;
-	case OPT_UNINSTALL: env.uninstall = true; break;
+	case 'f': o->foreground = true; break;
+	case 'v': o->verbose = true; break;
+	case OPT_STATE: o->state_dir = arg; break;
+	case OPT_SOCKET: o->socket = arg; break;
+	case OPT_TPGEN: o->tpgen = true; break;
+	case OPT_GLOBAL: o->global = true; break;
+	case OPT_UNINSTALL: o->uninstall = true; break;
 	case OPT_NODE_ID: {
 		unsigned int node;
 
@@ -141,7 +179,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 					 "number from 0 to 65535");
 		if (cookie_store_parse_node(arg, strlen(arg), &node))
 			util_usage_error("cookie-gend", "invalid node id '%s': a whole number from 0 to 65535", arg);
-		env.node_id = node;
+		o->node_id = node;
 		break;
 	}
 	case OPT_RAISE_MARK: {
@@ -160,91 +198,36 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (!i || arg[i])
 			util_usage_error("cookie-gend", "invalid --raise-mark '%s': a cookie, a whole "
 					 "number from 1 to 2^64 - 1", arg);
-		env.raise_mark = v;
-		env.raise = true;
+		o->raise_mark = v;
+		o->raise = true;
 		break;
 	}
 	case OPT_LISTEN:
-		env.listen = http_listen_option("cookie-gend", arg);
+		o->listen = cli_listen_option("cookie-gend", arg);
 		break;
 	case OPT_TEXTFILE:
-		env.textfile = http_textfile_option("cookie-gend", arg);
+		o->textfile = cli_textfile_option("cookie-gend", arg);
 		break;
 	case OPT_RATE: {
 		const char *why;
 
-		if (cookie_rate_parse_rate(arg, &env.rate, &why))
+		if (cookie_rate_parse_rate(arg, &o->rate, &why))
 			util_usage_error("cookie-gend", "invalid --rate-limit '%s': %s", arg, why);
 		break;
 	}
 	case OPT_BURST: {
 		const char *why;
 
-		if (cookie_rate_parse_burst(arg, &env.burst, &why))
+		if (cookie_rate_parse_burst(arg, &o->burst, &why))
 			util_usage_error("cookie-gend", "invalid --rate-burst '%s': %s", arg, why);
 		break;
 	}
-	case 'i': env.interval = util_parse_interval("cookie-gend", arg); break;
+	case 'i': o->interval = util_parse_interval("cookie-gend", arg); break;
 	case ARGP_KEY_ARG:
 		util_usage_error("cookie-gend", "unexpected argument '%s'", arg);
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
-}
-
-static bool use_syslog;
-
-void logmsg(int prio, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (prio == LOG_DEBUG && !env.verbose)
-		return;
-	va_start(ap, fmt);
-	if (use_syslog) {
-		vsyslog(prio, fmt, ap);
-	} else {
-		fprintf(stderr, "cookie-gend: ");
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	}
-	va_end(ap);
-}
-
-/* ---- the durable mark (cookie_mark.c), as the socket side calls it ---- */
-
-int extend(__u64 need)
-{
-	return cookie_mark_extend(&d.mark, need);
-}
-
-void check_headroom(void)
-{
-	cookie_mark_headroom(&d.mark);
-}
-
-int draw_for_client(__u64 n, __u64 *first)
-{
-	return cookie_mark_draw(&d.mark, n, first);
-}
-
-void notify_systemd(const char *msg)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (!path || !*path || strlen(path) >= sizeof(addr.sun_path))
-		return;
-	strcpy(addr.sun_path, path);
-	if (addr.sun_path[0] == '@')
-		addr.sun_path[0] = '\0';
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&addr,
-	       offsetof(struct sockaddr_un, sun_path) + strlen(path));
-	close(fd);
 }
 
 static int lock_instance(void)
@@ -262,88 +245,135 @@ static int lock_instance(void)
 	return fd;
 }
 
-static int uninstall(void)
+static int uninstall(const struct gend_opts *o)
 {
-	char path[256];
+	const struct cookie_pins pins = { .log = daemon_log };
 	int err;
 
-	for (size_t i = 0; i < nr_pin_names; i++)
-		if (unlink(pin_path(path, sizeof(path), pin_names[i])) && errno != ENOENT)
-			fprintf(stderr, "cookie-gend: cannot remove %s: %s\n", path, strerror(errno));
-	if (rmdir(COOKIE_PIN_DIR) && errno != ENOENT)
-		fprintf(stderr, "cookie-gend: cannot remove " COOKIE_PIN_DIR ": %s\n", strerror(errno));
-	err = check_socket_path(env.socket);
+	cookie_pins_remove(&pins);
+	err = check_socket_path(o->socket);
 	if (err == -EEXIST)
-		fprintf(stderr, "cookie-gend: %s is not a socket: left as it is\n", env.socket);
+		fprintf(stderr, "cookie-gend: %s is not a socket: left as it is\n", o->socket);
 	else if (!err)
-		unlink(env.socket);
-	printf("cookie-gend: detached and unpinned; the high-water mark in %s is kept\n", env.state_dir);
+		unlink(o->socket);
+	printf("cookie-gend: detached and unpinned; the high-water mark in %s is kept\n", o->state_dir);
 	return err == -EEXIST ? 1 : 0;
 }
 
-/* The daemon as the socket and the metrics see it (cookie_serve.h). */
+/* The daemon as the socket, its loop and the metrics see it (cookie_serve.h). */
 static int ops_draw(void *arg, __u64 n, __u64 *first)
 {
-	return draw_for_client(n, first);
+	struct daemon *d = arg;
+
+	return cookie_mark_draw(&d->mark, n, first);
 }
 
 static void ops_tick(void *arg)
 {
-	check_headroom();
-	cookie_pins_clear_dead_follower(&d.pins);
+	struct daemon *d = arg;
+
+	cookie_mark_headroom(&d->mark);
+	cookie_pins_clear_dead_follower(&d->pins);
 }
 
 static void ops_snapshot(void *arg, struct cookie_gend_snapshot *g)
 {
-	struct cookie_state *st = d.st;
+	const struct daemon *d = arg;
+	const struct cookie_state *st = d->pins.st;
 
 	*g = (struct cookie_gend_snapshot){
 		.next = __atomic_load_n(&st->next, __ATOMIC_RELAXED),
 		.limit = __atomic_load_n(&st->limit, __ATOMIC_RELAXED),
-		.highwater = d.mark.store.highwater,
-		.node = d.mark.node,
+		.highwater = d->mark.store.highwater,
+		.node = d->mark.node,
 		.fork_cookies = __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
 		.tpgen_cookies = __atomic_load_n(&st->tpgen_cookies, __ATOMIC_RELAXED),
 		.denied = __atomic_load_n(&st->denied, __ATOMIC_RELAXED),
 		.batches = __atomic_load_n(&st->batches, __ATOMIC_RELAXED),
 		.events_lost = __atomic_load_n(&st->events_lost, __ATOMIC_RELAXED),
 		.room_requests = __atomic_load_n(&st->room_requests, __ATOMIC_RELAXED),
-		.extensions = d.mark.extensions,
-		.state_errors = d.mark.save_errors,
-		.state_err = d.mark.save_err,
-		.batched = !env.global,
+		.extensions = d->mark.extensions,
+		.state_errors = d->mark.save_errors,
+		.state_err = d->mark.save_err,
+		.batched = !d->o->global,
 	};
 }
 
-static const struct cookie_gend_ops ops = {
-	.draw = ops_draw, .tick = ops_tick, .snapshot = ops_snapshot,
-	.log = logmsg, .notify = notify_systemd,
-};
+/*
+ * Everything from the BPF side on, once the state directory and the metrics address are
+ * had: load and attach, recover the counter, serve on @server until a signal. The exit status.
+ */
+static int run(const struct gend_opts *o, struct daemon *d, struct cookie_server *server,
+	       struct metrics_export *mx, int ready_fd)
+{
+	int err;
 
-static struct cookie_server server;
+	d->pins = (struct cookie_pins){ .global = o->global, .tpgen = o->tpgen, .owner = d->mark.id,
+					.log = daemon_log };
+	/* An older layout's counter is covered by the mark on disk before its pin goes. */
+	err = cookie_pins_probe(&d->pins) ?: cookie_mark_cover(&d->mark, d->pins.old_floor);
+	if (err)
+		return 1;	/* logged */
+	err = cookie_pins_setup(&d->pins);
+	if (err == -ECANCELED)
+		return 1;	/* pins of a foreign or unreadable counter: refused and logged */
+	if (err) {
+		daemon_log(LOG_ERR, "cannot load the BPF side: %s", util_bpf_load_hint(err));
+		return 1;
+	}
+	if (cookie_mark_recover(&d->mark, d->pins.st, d->pins.old_floor) ||
+	    cookie_pins_attach(&d->pins))
+		return 1;
+	server->task_fd = d->pins.task_fd;
+	cookie_rate_init(&server->rate, o->rate, o->burst);
+	err = cookie_serve_open(server);
+	if (err) {
+		daemon_log(LOG_ERR, "cannot listen on %s: %s", o->socket, strerror(-err));
+		return 1;
+	}
+	err = cookie_loop_run(server, mx, ready_fd);
+	cookie_serve_close(server);
+	if (!check_socket_path(o->socket))
+		unlink(o->socket);
+	if (err)
+		daemon_log(LOG_ERR, "event loop failed: %s", strerror(-err));
+	return err ? 1 : 0;
+}
 
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
-	int lock_fd, lfd, err, ready[2] = { -1, -1 };
-	struct cookie_metrics metrics = {
-		.ops = &ops, .serve = &server.stats,
+	struct gend_opts o = {
+		.state_dir = "/var/lib/bareatom/cookie",
+		.socket = COOKIE_SOCKET_PATH,
+		.node_id = -1,
+		.interval = 10,
+		.rate = COOKIE_RATE_DEFAULT,
+		.burst = COOKIE_BURST_DEFAULT,
 	};
+	struct daemon d = { .o = &o, .mark = { .log = daemon_log, .status = daemon_notify } };
+	const struct cookie_gend_ops ops = {
+		.arg = &d, .draw = ops_draw, .tick = ops_tick, .snapshot = ops_snapshot,
+		.log = daemon_log, .notify = daemon_notify,
+	};
+	/* Static for its size (MAX_CLIENTS clients' buffers); only main and what it calls see it. */
+	static struct cookie_server server;
+	struct metrics_export mx;
+	int lock_fd, err, ready[2] = { -1, -1 };
 
-	d.mark.log = logmsg;
-	d.mark.status = notify_systemd;
 	argp_err_exit_status = 2;
 	argv[0] = "cookie-gend";
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return 2;
-	util_setup_libbpf(env.verbose);
+	daemon_log_init("cookie-gend", o.verbose);
+	util_setup_libbpf(o.verbose);
 	if (geteuid() != 0) {
 		fprintf(stderr, "cookie-gend: must run as root (it pins BPF maps and owns the counter)\n");
 		return 2;
 	}
 	/* Offline: the state directory's own lock keeps a daemon off it meanwhile. */
-	if (env.raise)
-		return cookie_mark_raise(&d.mark, env.state_dir, env.raise_mark);
+	if (o.raise)
+		return cookie_mark_raise(&d.mark, o.state_dir, o.raise_mark);
 	lock_fd = lock_instance();
 	if (lock_fd == -EBUSY) {
 		fprintf(stderr, "cookie-gend: another cookie-gend is running (lock " INSTANCE_LOCK ")\n");
@@ -353,26 +383,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cookie-gend: cannot lock " INSTANCE_LOCK ": %s\n", strerror(-lock_fd));
 		return 1;
 	}
-	if (env.uninstall)
-		return uninstall();
+	if (o.uninstall)
+		return uninstall(&o);
 
-	if (check_socket_path(env.socket) == -EEXIST) {
+	if (check_socket_path(o.socket) == -EEXIST) {
 		fprintf(stderr, "cookie-gend: %s exists and is not a socket: refusing to replace it\n",
-			env.socket);
+			o.socket);
 		return 1;
 	}
 	/* Before anything is loaded or pinned: a refused start changes nothing. */
-	err = cookie_mark_open(&d.mark, env.state_dir, env.node_id);
+	err = cookie_mark_open(&d.mark, o.state_dir, o.node_id);
 	if (err)
 		return err;
 	/* Before anything is loaded too: an address that cannot be had changes nothing. */
-	metrics.listen = env.listen;
-	metrics.textfile = env.textfile;
-	metrics.interval = env.interval;
-	if (cookie_metrics_open(&metrics))
+	server = (struct cookie_server){ .socket = o.socket, .ops = &ops };
+	if (metrics_export_open(&mx, "cookie-gend", o.listen, o.textfile, o.interval,
+				cookie_metrics_render, &server))
 		return 1;
+	mx.log = daemon_log;
 
-	if (!env.foreground) {
+	if (!o.foreground) {
 		pid_t pid;
 
 		if (pipe2(ready, O_CLOEXEC))
@@ -388,42 +418,7 @@ int main(int argc, char **argv)
 		}
 		close(ready[0]);
 		setsid();
-		openlog("cookie-gend", LOG_PID, LOG_DAEMON);
-		use_syslog = true;
+		daemon_log_to_syslog();
 	}
-
-	d.pins = (struct cookie_pins){ .global = env.global, .tpgen = env.tpgen, .owner = d.mark.id,
-				       .log = logmsg };
-	/* An older layout's counter is covered by the mark on disk before its pin goes. */
-	err = cookie_pins_probe(&d.pins) ?: cookie_mark_cover(&d.mark, d.pins.old_floor);
-	if (err)
-		return 1;	/* logged */
-	err = cookie_pins_setup(&d.pins);
-	if (err == -ECANCELED)
-		return 1;	/* pins of a foreign or unreadable counter: refused and logged */
-	if (err) {
-		logmsg(LOG_ERR, "cannot load the BPF side: %s", util_bpf_load_hint(err));
-		return 1;
-	}
-	d.st = d.pins.st;
-	d.task_fd = d.pins.task_fd;
-	if (cookie_mark_recover(&d.mark, d.st, d.pins.old_floor) || cookie_pins_attach(&d.pins))
-		return 1;
-	server.socket = env.socket;
-	server.task_fd = d.task_fd;
-	server.ops = &ops;
-	server.metrics = &metrics;
-	cookie_rate_init(&server.rate, env.rate, env.burst);
-	lfd = cookie_serve_listen(&server);
-	if (lfd < 0) {
-		logmsg(LOG_ERR, "cannot listen on %s: %s", env.socket, strerror(-lfd));
-		return 1;
-	}
-	err = cookie_serve(&server, lfd, ready[1]);
-	cookie_metrics_close(&metrics);
-	if (!check_socket_path(env.socket))
-		unlink(env.socket);
-	if (err)
-		logmsg(LOG_ERR, "event loop failed: %s", strerror(-err));
-	return err ? 1 : 0;
+	return run(&o, &d, &server, &mx, ready[1]);
 }

@@ -45,35 +45,38 @@ const char *argp_program_version = "cookie (bareatom) 0.1";
 static const char doc[] =
 "Get globally unique 64-bit cookies from cookie-gend.\n"
 "\n"
-"USAGE: cookie [-n N] [--fast | --socket-only] [-j] [--socket PATH] [--timeout SECS]\n"
+"USAGE: cookie [-n N] [--fast | --socket-only] [-j] [--socket PATH]\n"
+"              [--timeout SECS]\n"
 "       cookie --pid PID [-j]\n"
 "       cookie --stats [-j]\n"
 "       cookie --follow [-c COUNT] [-j]\n"
 "       cookie --decode COOKIE [-j]\n"
 "\n"
-"Prints N cookies (1 to 65536), one per line; they are never 0 and never handed out\n"
-"again, by the daemon, the kernel or another client. Root draws them lock-free from the\n"
-"pinned counter (the fast path) unless --socket-only; others ask the daemon's socket\n"
-"(group bareatom). --pid prints the cookie the process got when it was forked; --stats\n"
-"the daemon's counters; --follow the cookies BPF programs draw (fork, tpgen_b), as\n"
-"'KIND PID COOKIE' lines, until Ctrl-C or COUNT of them. --decode splits a cookie\n"
-"into its node id (the top 16 bits, cookie-gend --node-id) and its sequence (the\n"
-"low 48 bits, never 0); it needs no daemon.\n"
+"Prints N cookies (1 to 65536), one per line; they are never 0 and never\n"
+"handed out again, by the daemon, the kernel or another client. Root draws\n"
+"them lock-free from the pinned counter (the fast path) unless --socket-only;\n"
+"others ask the daemon's socket (group bareatom).\n"
 "\n"
-"The daemon must answer within --timeout SECS (default 5, or $COOKIE_TIMEOUT):\n"
-"a stopped or hung daemon is an error, not a hang. The daemon limits each user but\n"
-"root to a rate of cookies per second (cookie-gend --rate-limit); past it GET is\n"
-"refused and cookie exits 1.\n"
+"--pid prints the cookie the process got when it was forked; --stats the\n"
+"daemon's counters; --follow the cookies BPF programs draw (fork, tpgen_b),\n"
+"as 'KIND PID COOKIE' lines, until Ctrl-C or COUNT of them. --decode splits a\n"
+"cookie into its node id (the top 16 bits, cookie-gend --node-id) and its\n"
+"sequence (the low 48 bits, never 0); it needs no daemon.\n"
 "\n"
-"Exit status: 0 on success, 2 for usage errors, 1 otherwise (daemon not running or\n"
-"not answering, rate limited, no such process).\n"
+"The daemon must answer within --timeout SECS (default 5, or\n"
+"$COOKIE_TIMEOUT): a stopped or hung daemon is an error, not a hang. The\n"
+"daemon limits each user but root to a rate of cookies per second\n"
+"(cookie-gend --rate-limit); past it GET is refused and cookie exits 1.\n"
+"\n"
+"Exit status: 0 on success, 2 for usage errors, 1 otherwise (daemon not\n"
+"running or not answering, rate limited, no such process).\n"
 "\n"
 "EXAMPLES:\n"
-"    cookie                 # one cookie\n"
-"    cookie -n 4096 -j      # a range, as JSON: {\"first\":...,\"count\":4096,...}\n"
-"    cookie --pid $$        # this shell's cookie\n"
-"    cookie --stats\n"
-"    cookie --decode 84442493013196801   # node 300, sequence 1\n";
+"  cookie                  # one cookie\n"
+"  cookie -n 4096 -j       # a range, as JSON: {\"first\":...,\"count\":4096,...}\n"
+"  cookie --pid $$         # this shell's cookie\n"
+"  cookie --stats\n"
+"  cookie --decode 84442493013196801   # node 300, sequence 1\n";
 
 enum { OPT_FAST = 256, OPT_SOCKET_ONLY, OPT_SOCKET, OPT_FOLLOW, OPT_STATS, OPT_DECODE, OPT_TIMEOUT };
 
@@ -81,14 +84,14 @@ static const struct argp_option opts[] = {
 	{ "count", 'n', "N", 0, "How many cookies (1-65536, default 1)", 0 },
 	{ "pid", 'p', "PID", 0, "Print the cookie of process PID", 0 },
 	{ "stats", OPT_STATS, NULL, 0, "Print the daemon's statistics", 0 },
-	{ "follow", OPT_FOLLOW, NULL, 0, "Print cookies drawn by the BPF programs as they happen", 0 },
+	{ "follow", OPT_FOLLOW, NULL, 0, "Print cookies drawn by the BPF programs as\nthey happen", 0 },
 	{ "events", 'c', "COUNT", 0, "With --follow: stop after COUNT cookies", 0 },
 	{ "decode", OPT_DECODE, "COOKIE", 0, "Print COOKIE's node id and sequence", 0 },
 	{ "fast", OPT_FAST, NULL, 0, "Use the fast path only (root)", 0 },
 	{ "socket-only", OPT_SOCKET_ONLY, NULL, 0, "Never use the fast path", 0 },
-	{ "socket", OPT_SOCKET, "PATH", 0, "The daemon's socket (default " COOKIE_SOCKET_PATH ")", 0 },
-	{ "timeout", OPT_TIMEOUT, "SECS", 0, "Wait at most SECS for the daemon (default 5, or "
-	  "$COOKIE_TIMEOUT; up to 3 decimals)", 0 },
+	{ "socket", OPT_SOCKET, "PATH", 0, "The daemon's socket\n(default " COOKIE_SOCKET_PATH ")", 0 },
+	{ "timeout", OPT_TIMEOUT, "SECS", 0, "Wait at most SECS for the daemon (default 5,\n"
+	  "or $COOKIE_TIMEOUT; up to 3 decimals)", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON", 0 },
 	{},
 };

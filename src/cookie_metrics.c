@@ -4,14 +4,11 @@
  * way (a snapshot of the counter and the mark, and the socket's own counts), as OpenMetrics
  * families.
  */
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
-#include <syslog.h>
 #include <linux/types.h>
 #include "cookie.h"
 #include "cookie_metrics.h"
-#include "util.h"
+#include "cookie_serve.h"
 
 static void counter(struct metrics *m, const char *name, const char *help, __u64 v)
 {
@@ -25,10 +22,10 @@ static void gauge(struct metrics *m, const char *name, const char *help, __u64 v
 	metrics_u64(m, NULL, 0, v);
 }
 
-static void render(void *arg, struct metrics *m)
+void cookie_metrics_render(void *server, struct metrics *m)
 {
-	const struct cookie_metrics *cm = arg;
-	const struct cookie_serve_stats *sv = cm->serve;
+	const struct cookie_server *s = server;
+	const struct cookie_serve_stats *sv = &s->stats;
 	struct cookie_gend_snapshot g;
 	double le[GET_BUCKETS];
 	char node[8];
@@ -37,7 +34,7 @@ static void render(void *arg, struct metrics *m)
 	};
 	const struct metrics_label on_node[1] = { { "node", node } };
 
-	cm->ops->snapshot(cm->ops->arg, &g);
+	s->ops->snapshot(s->ops->arg, &g);
 	snprintf(node, sizeof(node), "%u", g.node);
 	metrics_family(m, "bareatom_cookie_served", METRICS_COUNTER, NULL,
 		       "Cookies handed out: over the socket (GET, since this daemon started), to "
@@ -81,65 +78,4 @@ static void render(void *arg, struct metrics *m)
 		       "Cookies asked for by each GET served (its sum is served{source=\"socket\"}).");
 	metrics_histogram(m, NULL, 0, le, sv->get_counts, GET_BUCKETS, sv->get_requests, true,
 			  sv->get_sum);
-}
-
-int cookie_metrics_open(struct cookie_metrics *m)
-{
-	int err;
-
-	if (!m->listen)
-		return 0;
-	err = http_serve_open(&m->http, m->listen, render, m);
-	if (err) {
-		m->ops->log(LOG_ERR, "%s", m->http.error);
-		return err;
-	}
-	m->http_open = true;
-	m->ops->log(LOG_INFO, "metrics on http://%s/metrics", m->http.bound);
-	return 0;
-}
-
-int cookie_metrics_fd(struct cookie_metrics *m)
-{
-	return m->http_open ? http_serve_fd(&m->http) : -1;
-}
-
-static void write_textfile(struct cookie_metrics *cm)
-{
-	struct metrics m;
-	int err;
-
-	metrics_init(&m, HTTP_BODY_MAX);
-	metrics_begin(&m, METRICS_PROMETHEUS);
-	render(cm, &m);
-	metrics_end(&m);
-	err = m.err ? m.err : metrics_write_textfile(cm->textfile, m.buf, m.len);
-	metrics_free(&m);
-	/* Logged on a change only: a full disk would otherwise log every interval. */
-	if (err && err != cm->textfile_err)
-		cm->ops->log(LOG_ERR, "cannot write %s: %s", cm->textfile, strerror(-err));
-	else if (!err && cm->textfile_err)
-		cm->ops->log(LOG_INFO, "%s is written again", cm->textfile);
-	cm->textfile_err = err;
-}
-
-void cookie_metrics_tick(struct cookie_metrics *m, bool ready, bool final)
-{
-	double now = util_now();
-
-	if (m->http_open && (ready || (http_serve_deadline(&m->http) && now >= http_serve_deadline(&m->http))))
-		http_serve_ready(&m->http);
-	if (m->textfile && (final || now >= m->textfile_next)) {
-		write_textfile(m);
-		m->textfile_next = util_next_tick(m->serve->started, m->interval, now);
-	}
-}
-
-void cookie_metrics_close(struct cookie_metrics *m)
-{
-	if (m->textfile)
-		cookie_metrics_tick(m, false, true);
-	if (m->http_open)
-		http_serve_close(&m->http);
-	m->http_open = false;
 }

@@ -13,22 +13,23 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cookie.skel.h"
 #include "libcookie.h"
 #include "bpf_util.h"
 #include "clock.h"
-#include "cookie-gend.h"
+#include "cookie_pins.h"
 
 /* Every pin cookie-gend makes, for --uninstall; the links and programs come in pairs. */
-const char *const pin_names[] = {
+static const char *const pin_names[] = {
 	"link_fork", "link_tpgen", "prog_fork", "prog_tpgen", "state", "batch", "task_cookies",
 	"events", "follower",
 };
-const size_t nr_pin_names = sizeof(pin_names) / sizeof(pin_names[0]);
+static const size_t nr_pin_names = sizeof(pin_names) / sizeof(pin_names[0]);
 
-const char *pin_path(char *buf, size_t len, const char *name)
+static const char *pin_path(char *buf, size_t len, const char *name)
 {
 	snprintf(buf, len, COOKIE_PIN_DIR "/%s", name);
 	return buf;
@@ -378,4 +379,15 @@ void cookie_pins_clear_dead_follower(struct cookie_pins *p)
 	p->log(LOG_INFO, "cookie --follow (pid %u) is gone: no more events are written for it", pid);
 	if (fd >= 0)
 		close(fd);
+}
+
+void cookie_pins_remove(const struct cookie_pins *p)
+{
+	char path[256];
+
+	for (size_t i = 0; i < nr_pin_names; i++)
+		if (unlink(pin_path(path, sizeof(path), pin_names[i])) && errno != ENOENT)
+			p->log(LOG_ERR, "cannot remove %s: %s", path, strerror(errno));
+	if (rmdir(COOKIE_PIN_DIR) && errno != ENOENT)
+		p->log(LOG_ERR, "cannot remove " COOKIE_PIN_DIR ": %s", strerror(errno));
 }

@@ -1,30 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cookie-gend's socket: one request per line, clients bounded per uid and in total, draws
- * rate-limited per uid, idle and unfinished lines timed out, and the event loop (signals,
- * the tick, clients). The bounds and why: cookie_serve.h.
+ * rate-limited per uid, idle and unfinished lines timed out; one epoll set for the caller's
+ * loop to poll. The bounds and why: cookie_serve.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <grp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
 #include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <bpf/bpf.h>
 #include "clock.h"
 #include "cookie.h"
-#include "cookie_metrics.h"
 #include "cookie_serve.h"
 
 /* Refuse to remove anything at @path that is not a socket: --socket may be mistyped. */
@@ -37,7 +32,7 @@ int check_socket_path(const char *path)
 	return S_ISSOCK(st.st_mode) ? 0 : -EEXIST;
 }
 
-int cookie_serve_listen(struct cookie_server *s)
+static int listen_socket(struct cookie_server *s)
 {
 	const char *path = s->socket;
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -69,6 +64,29 @@ int cookie_serve_listen(struct cookie_server *s)
 	if (!g)
 		s->ops->log(LOG_WARNING, "no group 'bareatom': the socket is root-only");
 	return fd;
+}
+
+int cookie_serve_open(struct cookie_server *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = MAX_CLIENTS };
+	int err;
+
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		s->clients[i].fd = -1;
+	s->stats.nclients = 0;
+	s->lfd = s->epfd = -1;
+	err = listen_socket(s);
+	if (err < 0)
+		return err;
+	s->lfd = err;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev)) {
+		err = -errno;
+		cookie_serve_close(s);
+		return err;
+	}
+	s->stats.started = util_now();
+	return 0;
 }
 
 static void reply(struct cookie_client *c, const char *fmt, ...)
@@ -225,9 +243,9 @@ static int handle_line(void *arg, const char *line, size_t len)
 	return 0;
 }
 
-static void drop_client(struct cookie_server *s, int epfd, struct cookie_client *c)
+static void drop_client(struct cookie_server *s, struct cookie_client *c)
 {
-	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
 	s->stats.nclients--;
@@ -262,10 +280,10 @@ static const char *admission(struct cookie_server *s, uid_t uid, char *buf, size
 	return NULL;
 }
 
-static void accept_clients(struct cookie_server *s, int epfd, int lfd)
+static void accept_clients(struct cookie_server *s)
 {
 	for (;;) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct epoll_event ev = { .events = EPOLLIN };
 		struct ucred cred;
 		socklen_t clen = sizeof(cred);
@@ -290,7 +308,7 @@ static void accept_clients(struct cookie_server *s, int epfd, int lfd)
 			;	/* admission() left a free slot */
 		s->clients[i] = (struct cookie_client){ .fd = fd, .uid = cred.uid, .last = util_now() };
 		ev.data.u32 = i;
-		if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
 			s->clients[i].fd = -1;
 			continue;
@@ -300,7 +318,7 @@ static void accept_clients(struct cookie_server *s, int epfd, int lfd)
 	}
 }
 
-static void read_client(struct cookie_server *s, int epfd, struct cookie_client *c)
+static void read_client(struct cookie_server *s, struct cookie_client *c)
 {
 	struct line_ctx x = { s, c };
 	char buf[4096];
@@ -309,12 +327,12 @@ static void read_client(struct cookie_server *s, int epfd, struct cookie_client 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
-		drop_client(s, epfd, c);
+		drop_client(s, c);
 		return;
 	}
 	if (cookie_linebuf_feed(&c->lb, buf, n, handle_line, &x)) {
 		s->stats.errors++;
-		drop_client(s, epfd, c);	/* a line over COOKIE_LINE_MAX */
+		drop_client(s, c);	/* a line over COOKIE_LINE_MAX */
 		return;
 	}
 	/* A line must end within LINE_TIMEOUT_SECS of its first byte, however slowly it comes. */
@@ -324,7 +342,7 @@ static void read_client(struct cookie_server *s, int epfd, struct cookie_client 
 		c->line_start = util_now();
 }
 
-static void expire_idle(struct cookie_server *s, int epfd)
+void cookie_serve_expire(struct cookie_server *s)
 {
 	double now = util_now();
 
@@ -333,81 +351,34 @@ static void expire_idle(struct cookie_server *s, int epfd)
 
 		if (c->fd >= 0 && (now - c->last >= IDLE_TIMEOUT_SECS ||
 				   (c->line_start && now - c->line_start >= LINE_TIMEOUT_SECS)))
-			drop_client(s, epfd, c);
+			drop_client(s, c);
 	}
 }
 
-int cookie_serve(struct cookie_server *s, int lfd, int ready_fd)
+void cookie_serve_ready(struct cookie_server *s)
 {
-	struct itimerspec tick = { .it_interval = { 0, TICK_MS * 1000000L }, .it_value = { 0, TICK_MS * 1000000L } };
-	const struct cookie_gend_ops *ops = s->ops;
-	int epfd, sfd, tfd, mfd = s->metrics ? cookie_metrics_fd(s->metrics) : -1;
-	struct epoll_event ev, evs[64];
-	sigset_t set;
+	struct epoll_event evs[64];
+	/* Level-triggered: what is not done now is reported again on the next poll. */
+	int n = epoll_wait(s->epfd, evs, 64, 0);
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || tfd < 0 || epfd < 0 || timerfd_settime(tfd, 0, &tick, NULL))
-		return -errno;
-	ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = MAX_CLIENTS };
-	epoll_ctl(epfd, EPOLL_CTL_ADD, lfd, &ev);
-	ev.data.u32 = MAX_CLIENTS + 1;
-	epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev);
-	ev.data.u32 = MAX_CLIENTS + 2;
-	epoll_ctl(epfd, EPOLL_CTL_ADD, tfd, &ev);
-	ev.data.u32 = MAX_CLIENTS + 3;
-	if (mfd >= 0 && epoll_ctl(epfd, EPOLL_CTL_ADD, mfd, &ev))
-		return -errno;
+	for (int i = 0; i < n; i++) {
+		__u32 id = evs[i].data.u32;
+
+		if (id == MAX_CLIENTS)
+			accept_clients(s);
+		else if (id < MAX_CLIENTS && s->clients[id].fd >= 0)
+			read_client(s, &s->clients[id]);
+	}
+}
+
+void cookie_serve_close(struct cookie_server *s)
+{
 	for (int i = 0; i < MAX_CLIENTS; i++)
-		s->clients[i].fd = -1;
-	s->stats.started = util_now();
-
-	ops->log(LOG_INFO, "serving on %s", s->socket);
-	ops->notify("READY=1\nSTATUS=serving cookies");
-	if (ready_fd >= 0) {
-		if (write(ready_fd, "", 1) < 0)
-			ops->log(LOG_DEBUG, "parent gone");
-		close(ready_fd);
-	}
-	for (;;) {
-		int n = epoll_wait(epfd, evs, 64, -1);
-
-		for (int i = 0; i < n; i++) {
-			__u32 id = evs[i].data.u32;
-
-			if (id == MAX_CLIENTS) {
-				accept_clients(s, epfd, lfd);
-			} else if (id == MAX_CLIENTS + 1) {
-				struct signalfd_siginfo si;
-
-				if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-					ops->log(LOG_INFO, "signal %u: exiting; the pins stay for the next start",
-						 si.ssi_signo);
-					ops->notify("STOPPING=1");
-					return 0;
-				}
-			} else if (id == MAX_CLIENTS + 2) {
-				__u64 ticks;
-
-				if (read(tfd, &ticks, sizeof(ticks)) > 0) {
-					ops->tick(ops->arg);
-					expire_idle(s, epfd);
-					if (s->metrics)
-						cookie_metrics_tick(s->metrics, false, false);
-				}
-			} else if (id == MAX_CLIENTS + 3) {
-				cookie_metrics_tick(s->metrics, true, false);
-			} else if (id < MAX_CLIENTS && s->clients[id].fd >= 0) {
-				read_client(s, epfd, &s->clients[id]);
-			}
-		}
-		ops->tick(ops->arg);
-	}
+		if (s->clients[i].fd >= 0)
+			drop_client(s, &s->clients[i]);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	s->lfd = s->epfd = -1;
 }

@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cookie-gend's socket (cookie_serve.c): clients, their bounds, requests, the event loop.
+ * cookie-gend's socket (cookie_serve.c): clients, their bounds, requests. The server owns its
+ * state and is driven by the caller's loop, as http_serve.h is: it stands as one descriptor
+ * (an epoll set of the listening socket and every client), and cookie_serve_ready() does what
+ * can be done without blocking when that is readable; cookie_serve_expire() on every tick.
  *
- * It knows the rest of the daemon only through struct cookie_gend_ops: a draw, the tick
- * that keeps headroom, a snapshot of the counter and the mark for STATS, and the daemon's
- * log and systemd notification. No global crosses a file.
+ *	struct cookie_server s = { .socket = path, .task_fd = fd, .ops = &ops };
+ *	cookie_rate_init(&s.rate, rate, burst);
+ *	cookie_serve_open(&s);		bound, listening, 0660 root:bareatom
+ *	...poll(cookie_serve_fd(&s)): cookie_serve_ready(&s); every tick: cookie_serve_expire(&s)...
+ *	cookie_serve_close(&s);		(the socket file stays: the caller removes it)
+ *
+ * It knows the rest of the daemon only through struct cookie_gend_ops: a draw, a snapshot of
+ * the counter and the mark for STATS, and the daemon's log; the tick that keeps headroom and
+ * the systemd notification are the loop's (cookie_loop.h). No global crosses a file.
  *
  * Bounds (cookie-gend(8)):
  *  - connections: MAX_CLIENTS in all; each uid but root at most MAX_PER_UID; the uids other
@@ -30,7 +39,7 @@
 #define MAX_PER_UID		32	/* connections one uid other than root may hold at once */
 #define IDLE_TIMEOUT_SECS	30	/* from the last complete request (or the accept) */
 #define LINE_TIMEOUT_SECS	10	/* from the first byte of a line to its newline */
-#define TICK_MS			20
+#define TICK_MS			20	/* the loop's tick: idle clients, the mark's headroom */
 #define GET_BUCKETS		17	/* GET sizes: bucket k holds (2^(k-1), 2^k], up to 2^16 */
 
 /* The counter and the durable mark at one moment, for STATS and the metrics. */
@@ -45,12 +54,12 @@ struct cookie_gend_snapshot {
 	bool batched;			/* BPF draws in per-CPU batches */
 };
 
-/* The daemon, as the socket and the metrics see it. */
+/* The daemon, as the socket, its loop and the metrics see it. */
 struct cookie_gend_ops {
 	void *arg;
 	/* Draw @n (1 to COOKIE_GET_MAX) cookies: 0 with *first set, or a negative errno. */
 	int (*draw)(void *arg, __u64 n, __u64 *first);
-	void (*tick)(void *arg);	/* every TICK_MS and after each batch of events */
+	void (*tick)(void *arg);	/* every TICK_MS and after each batch of requests */
 	void (*snapshot)(void *arg, struct cookie_gend_snapshot *s);
 	void (*log)(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	void (*notify)(const char *msg);	/* to systemd */
@@ -73,28 +82,42 @@ struct cookie_serve_stats {
 	uint64_t get_counts[GET_BUCKETS], get_requests, get_sum;	/* the GET size histogram */
 };
 
-struct cookie_metrics;
-
 struct cookie_server {
 	/* Set by the caller. */
 	const char *socket;
 	int task_fd;				/* the task storage map: PID's cookies */
 	const struct cookie_gend_ops *ops;
-	struct cookie_metrics *metrics;		/* or NULL */
 	struct cookie_rate rate;		/* cookie_rate_init()ed */
 	/* The server's. */
+	int lfd, epfd;				/* the listening socket; the set the caller polls */
 	struct cookie_serve_stats stats;
 	struct cookie_client clients[MAX_CLIENTS];
 };
 
 /* 0 when @path is free or a socket (which may be replaced), -EEXIST when it is something else. */
 int check_socket_path(const char *path);
-/* Bind and listen on s->socket (0660 root:bareatom): the fd, or a negative errno. */
-int cookie_serve_listen(struct cookie_server *s);
 /*
- * Serve until SIGTERM, SIGINT or SIGHUP (0) or a failure of the loop (a negative errno).
- * One byte is written to @ready_fd (then closed) once clients are served, unless it is -1.
+ * Bind and listen on s->socket (0660 root:bareatom) and make the set the caller polls; the
+ * serving starts now (STATS' uptime). 0, or a negative errno (nothing left open).
  */
-int cookie_serve(struct cookie_server *s, int lfd, int ready_fd);
+int cookie_serve_open(struct cookie_server *s);
+
+/* The descriptor to poll for reading: the listening socket and every client. */
+static inline int cookie_serve_fd(const struct cookie_server *s)
+{
+	return s->epfd;
+}
+
+/*
+ * Accept, read and answer what is ready, without blocking and in bounded work per call (one
+ * batch of events): the descriptor stays readable while there is more.
+ */
+void cookie_serve_ready(struct cookie_server *s);
+
+/* Drop the clients past their idle or line deadline (call it every tick). */
+void cookie_serve_expire(struct cookie_server *s);
+
+/* Drop every client and close the sockets; the socket file is left to the caller. */
+void cookie_serve_close(struct cookie_server *s);
 
 #endif /* __BAREATOM_COOKIE_SERVE_H */

@@ -40,7 +40,7 @@ static const char doc[] =
 "    counter -p -j -d 5\n";
 
 static const struct argp_option opts[] = {
-	{ "plain", 'p', NULL, 0, "Also run the non-atomic counter and report its losses", 0 },
+	{ "plain", 'p', NULL, 0, "Also count with a plain, non-atomic increment\nand report what it lost", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds (fractions allowed)", 0 },
 	{ "json", 'j', NULL, 0, "Print one JSON object", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },

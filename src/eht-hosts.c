@@ -24,7 +24,6 @@
 #include "clock.h"
 #include "cmd.h"
 #include "eht_metrics.h"
-#include "http_serve.h"
 
 #define PIN_ROOT "/sys/fs/bpf/bareatom"
 #define PIN_DIR PIN_ROOT "/eht"
@@ -56,14 +55,16 @@ static const char doc[] =
 "       eht-hosts -s [-j]\n"
 "       eht-hosts [options] [--listen ADDR:PORT] [--textfile PATH]\n"
 "\v"
-"Traces the bare br_eht_* tracepoints of bareatom's kernel patch until Ctrl-C,\n"
-"SIGTERM, -d SECS or the end of CMD, then prints one row per port, group and\n"
-"host, and the hits of each tracepoint. Hosts are tracked on bridge ports with\n"
-"fast leave on (bridge link set dev PORT fastleave on). While it traces, the\n"
-"table is pinned under " PIN_DIR "/. Columns, JSON fields, pins and exit\n"
-"status: eht-hosts(8). --listen serves hosts per port and group and events per\n"
-"kind for Prometheus at http://ADDR:PORT/metrics while tracing; --textfile writes\n"
-"them every interval (-i with -w, else 10 s) and at the end.\n"
+"Traces the bare br_eht_* tracepoints of bareatom's kernel patch until\n"
+"Ctrl-C, SIGTERM, -d SECS or the end of CMD, then prints one row per port,\n"
+"group and host, and the hits of each tracepoint. Hosts are tracked on bridge\n"
+"ports with fast leave on (bridge link set dev PORT fastleave on). While it\n"
+"traces, the table is pinned under " PIN_DIR "/.\n"
+"Columns, JSON fields, pins and exit status: eht-hosts(8).\n"
+"\n"
+"--listen serves hosts per port and group and events per kind for Prometheus\n"
+"at http://ADDR:PORT/metrics while tracing; --textfile writes them every\n"
+"interval (-i with -w, else 10 s) and at the end.\n"
 "\n"
 "EXAMPLES\n"
 "  eht-hosts                     # trace until Ctrl-C, print the table\n"
@@ -77,11 +78,11 @@ enum { OPT_LISTEN = 256, OPT_TEXTFILE };
 
 static const struct argp_option opts[] = {
 	{ "watch", 'w', NULL, 0, "Print hosts as they come, change and go", 0 },
-	{ "interval", 'i', "SECS", 0, "With -w: look for changes every SECS seconds (>= 0.001, default 1)", 0 },
+	{ "interval", 'i', "SECS", 0, "With -w: look for changes every SECS seconds\n(at least 0.001, default 1)", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
 	{ "json", 'j', NULL, 0, "JSON output, one object per line", 0 },
-	{ "show", 's', NULL, 0, "Print the table of the running eht-hosts (from its pins) and exit", 0 },
-	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
+	{ "show", 's', NULL, 0, "Print the table of the running eht-hosts\n(from its pins) and exit", 0 },
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics\n(ADDR: IPv4, [IPv6] or a host name)", 0 },
 	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output", 0 },
 	{},
@@ -110,10 +111,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			util_usage_error("eht-hosts", "invalid duration '%s': a number of seconds > 0", arg);
 		break;
 	case OPT_LISTEN:
-		env.listen = http_listen_option("eht-hosts", arg);
+		env.listen = cli_listen_option("eht-hosts", arg);
 		break;
 	case OPT_TEXTFILE:
-		env.textfile = http_textfile_option("eht-hosts", arg);
+		env.textfile = cli_textfile_option("eht-hosts", arg);
 		break;
 	case ARGP_KEY_ARG:
 		util_usage_error("eht-hosts", "unexpected argument '%s' (a command goes after --)", arg);

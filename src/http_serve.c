@@ -1,122 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The metrics HTTP server of http_serve.h, and the textfile writer. A fixed pool of
- * HTTP_CLIENTS client states, all in one epoll set with the listening socket, keeps the
- * memory bounded (a request buffer of HTTP_REQ_MAX bytes per slot; an exposition's buffer,
- * bounded too, only while its response is being written) and lets the caller's loop watch
- * one descriptor. Clients are served side by side: every step is non-blocking and a large
- * response goes out a slice per call, so no client waits for another. The listening socket
- * stays in the set, so a connection never waits behind a busy client; when every slot is
- * taken, the oldest client without a request (idle, or still sending it) makes room. A
- * scraper sends its request as soon as it connects, so only a connection kept idle loses
- * its slot this way, and the request head has a short deadline besides.
+ * The metrics HTTP server of http_serve.h. A fixed pool of HTTP_CLIENTS client states, all in
+ * one epoll set with the listening socket, keeps the memory bounded (a request buffer of
+ * HTTP_REQ_MAX bytes per slot; an exposition's buffer, bounded too, only while its response is
+ * being written) and lets the caller's loop watch one descriptor. Clients are served side by
+ * side: every step is non-blocking and a large response goes out a slice per call, so no
+ * client waits for another. The listening socket stays in the set, so a connection never waits
+ * behind a busy client; when every slot is taken, the oldest client without a request (idle,
+ * or still sending it) makes room. A scraper sends its request as soon as it connects, so only
+ * a connection kept idle loses its slot this way, and the request head has a short deadline
+ * besides.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <netdb.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include "http_serve.h"
-#include "util.h"
+#include "cli.h"
+#include "clock.h"
 
 /* epoll data: a slot's index, or this for the listening socket. */
 #define EP_LISTEN HTTP_CLIENTS
-
-/*
- * A host name (localhost, as perf users type it): its first address, as getaddrinfo(3)
- * orders them (/etc/gai.conf), IPv4 or IPv6. One address is listened on, not each.
- */
-static int resolve(const char *host, unsigned long port, struct sockaddr_storage *ss,
-		   socklen_t *len, char *why, size_t whylen)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res;
-	int err = getaddrinfo(host, NULL, &hints, &res);
-
-	if (err) {
-		snprintf(why, whylen, "cannot resolve '%s': %s", host,
-			 err == EAI_SYSTEM ? strerror(errno) : gai_strerror(err));
-		return -1;
-	}
-	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
-	else
-		((struct sockaddr_in *)ss)->sin_port = htons(port);
-	freeaddrinfo(res);
-	return 0;
-}
-
-int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len,
-		      char *why, size_t whylen)
-{
-	char host[256];		/* a host name's 253 bytes, an address's fewer */
-	const char *arg = s, *port, *end;
-	unsigned long p = 0;
-	size_t hlen;
-	bool v6 = s[0] == '[';
-
-	if (v6) {
-		end = strchr(s, ']');
-		if (!end || end[1] != ':')
-			goto bad;
-		hlen = end - s - 1;
-		s++;
-		port = end + 2;
-	} else {
-		port = strrchr(s, ':');
-		if (!port)
-			goto bad;
-		hlen = port - s;
-		port++;
-	}
-	if (hlen >= sizeof(host))
-		goto bad;
-	memcpy(host, s, hlen);
-	host[hlen] = '\0';
-	if (!*port || strlen(port) > 5 || strspn(port, "0123456789") != strlen(port) ||
-	    (p = strtoul(port, NULL, 10)) > 65535) {
-		snprintf(why, whylen, "port '%s' is not a number from 0 to 65535", port);
-		return -1;
-	}
-	memset(ss, 0, sizeof(*ss));
-	if (v6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons(p);
-		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
-			goto bad;
-		*len = sizeof(*a);
-	} else if (*host && strspn(host, "0123456789.") != hlen && !strchr(host, ':')) {
-		/* A name: not an IPv4 address gone wrong, nor an IPv6 one without brackets. */
-		return resolve(host, p, ss, len, why, whylen);
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)ss;
-
-		a->sin_family = AF_INET;
-		a->sin_port = htons(p);
-		if (*host && inet_pton(AF_INET, host, &a->sin_addr) != 1)
-			goto bad;
-		*len = sizeof(*a);
-	}
-	return 0;
-bad:
-	snprintf(why, whylen, "'%s' is not ADDR:PORT (an IPv4 address, [IPv6] or a host name, "
-		 "then :PORT)", arg);
-	return -1;
-}
 
 static void format_bound(struct http_serve *h)
 {
@@ -162,7 +74,7 @@ int http_serve_open(struct http_serve *h, const char *addr, http_render_fn rende
 	h->body_max = HTTP_BODY_MAX;
 	h->render = render;
 	h->arg = arg;
-	if (http_parse_listen(addr, &ss, &len, h->error, sizeof(h->error)))
+	if (cli_parse_listen(addr, &ss, &len, h->error, sizeof(h->error)))
 		return -EINVAL;
 	h->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (h->lfd < 0)
@@ -580,81 +492,4 @@ void http_serve_ready(struct http_serve *h)
 	for (int i = 0; listen_ready && i < HTTP_CLIENTS; i++)
 		if (!accept_client(h, now))
 			break;
-}
-
-int metrics_write_textfile(const char *path, const char *buf, size_t len)
-{
-	char *copy = strdup(path), tmp[4096];
-	const char *dir, *base;
-	int fd = -1, dfd = -1, err = 0;
-	size_t off = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	dir = dirname(copy);
-	/* A dot name: node_exporter reads *.prom only, so it never sees the file half written. */
-	if (snprintf(tmp, sizeof(tmp), "%s/.%s.tmp.%d", dir, base, (int)getpid()) >= (int)sizeof(tmp)) {
-		err = -ENAMETOOLONG;
-		goto out;
-	}
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	while (off < len) {
-		ssize_t n = write(fd, buf + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			goto out;
-		}
-		off += n;
-	}
-	if (fsync(fd)) {
-		err = -errno;
-		goto out;
-	}
-	err = close(fd) ? -errno : 0;
-	fd = -1;
-	if (err)
-		goto out;
-	if (rename(tmp, path)) {
-		err = -errno;
-		goto out;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fsync(dfd))
-		err = -errno;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (dfd >= 0)
-		close(dfd);
-	if (err)
-		unlink(tmp);
-	free(copy);
-	return err;
-}
-
-const char *http_listen_option(const char *prog, const char *arg)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-	char why[160];
-
-	if (http_parse_listen(arg, &ss, &len, why, sizeof(why)))
-		util_usage_error(prog, "--listen: %s", why);
-	return arg;
-}
-
-const char *http_textfile_option(const char *prog, const char *arg)
-{
-	if (!*arg)
-		util_usage_error(prog, "--textfile: an empty path");
-	return arg;
 }

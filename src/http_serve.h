@@ -77,15 +77,7 @@ struct http_serve {
 	struct http_client c[HTTP_CLIENTS];
 };
 
-/*
- * Parse ADDR:PORT: a dotted IPv4 address, a bracketed IPv6 one ("[::1]:9100"), a host name
- * (resolved now, its first address: "localhost:9100"), or ":PORT" for every IPv4 address;
- * PORT 0-65535 (0: the kernel picks one). Returns 0, or -1 with a one-line reason in @why.
- */
-int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len,
-		      char *why, size_t whylen);
-
-/* Listen on @addr (http_parse_listen's syntax). Returns 0, or a negative errno with h->error. */
+/* Listen on @addr (cli_parse_listen's syntax, cli.h). Returns 0, or a negative errno with h->error. */
 int http_serve_open(struct http_serve *h, const char *addr, http_render_fn render, void *arg);
 void http_serve_close(struct http_serve *h);
 
@@ -103,19 +95,5 @@ double http_serve_deadline(const struct http_serve *h);
  * readable while there is more.
  */
 void http_serve_ready(struct http_serve *h);
-
-/*
- * Write @len bytes of @buf to @path atomically (node_exporter's textfile collector): a
- * temporary file in the same directory, written, fsynced, renamed over @path, and the
- * directory fsynced. Returns 0 or a negative errno; @path is left as it was on failure.
- */
-int metrics_write_textfile(const char *path, const char *buf, size_t len);
-
-/*
- * The --listen and --textfile options of @prog: @arg checked (a usage error, one line and
- * exit 2, when it is not an address and port, or an empty path) and returned.
- */
-const char *http_listen_option(const char *prog, const char *arg);
-const char *http_textfile_option(const char *prog, const char *arg);
 
 #endif /* __BAREATOM_HTTP_SERVE_H */

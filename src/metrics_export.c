@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The run loop's side of --listen and --textfile (metrics_export.h). */
 #include <errno.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,7 +9,23 @@
 #include <unistd.h>
 #include <sys/timerfd.h>
 #include "metrics_export.h"
-#include "util.h"
+#include "metrics_textfile.h"
+#include "clock.h"
+
+/* To x->log when the tool has a log of its own, else "prog: message" on stderr. */
+static void say(struct metrics_export *x, int prio, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (x->log)
+		x->log(prio, "%s", buf);
+	else
+		fprintf(stderr, "%s: %s\n", x->prog, buf);
+}
 
 int metrics_export_open(struct metrics_export *x, const char *prog, const char *listen,
 			const char *textfile, double period, http_render_fn render, void *arg)
@@ -23,11 +40,11 @@ int metrics_export_open(struct metrics_export *x, const char *prog, const char *
 	if (!listen)
 		return 0;
 	if (http_serve_open(&x->http, listen, render, arg)) {
-		fprintf(stderr, "%s: %s\n", prog, x->http.error);
+		say(x, LOG_ERR, "%s", x->http.error);
 		return 1;
 	}
 	x->http_open = true;
-	fprintf(stderr, "%s: metrics on http://%s/metrics\n", prog, x->http.bound);
+	say(x, LOG_INFO, "metrics on http://%s/metrics", x->http.bound);
 	return 0;
 }
 
@@ -42,8 +59,11 @@ static void write_textfile(struct metrics_export *x)
 	metrics_end(&m);
 	err = m.err ? m.err : metrics_write_textfile(x->textfile, m.buf, m.len);
 	metrics_free(&m);
-	if (err && err != x->last_err)	/* once per change: a full disk would repeat every interval */
-		fprintf(stderr, "%s: cannot write %s: %s\n", x->prog, x->textfile, strerror(-err));
+	/* Once per change: a full disk would repeat every interval. */
+	if (err && err != x->last_err)
+		say(x, LOG_ERR, "cannot write %s: %s", x->textfile, strerror(-err));
+	else if (!err && x->last_err)
+		say(x, LOG_INFO, "%s is written again", x->textfile);
 	x->last_err = err;
 }
 
@@ -95,7 +115,7 @@ int metrics_export_watch(struct metrics_export *x, struct runloop *rl)
 	if (!err && x->http_open)
 		err = runloop_watch_fd(rl, http_serve_fd(&x->http), POLLIN, on_ready, x);
 	if (err) {
-		fprintf(stderr, "%s: cannot serve metrics from the run loop: %s\n", x->prog, strerror(-err));
+		say(x, LOG_ERR, "cannot serve metrics from the run loop: %s", strerror(-err));
 		return err;
 	}
 	x->textfile_next = rl->start;	/* the first write right away */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --listen and --textfile for a tool on the run loop (tpstat, eht-hosts): the HTTP server
- * and a timerfd (the client's deadline, the textfile's next write) watched by the loop.
+ * --listen and --textfile for a tool on the run loop (tpstat, eht-hosts, cookie-gend): the
+ * HTTP server and a timerfd (the client's deadline, the textfile's next write) watched by
+ * the loop. The textfile is written by metrics_textfile.c, rendered by the tool's render.
  *
  *	metrics_export_open(&x, "tool", listen, textfile, period, render, arg);	(before loading)
  *	runloop_init(&rl, ...); metrics_export_watch(&x, &rl);
@@ -11,6 +12,7 @@
 #ifndef __BAREATOM_METRICS_EXPORT_H
 #define __BAREATOM_METRICS_EXPORT_H
 
+#include <syslog.h>
 #include "http_serve.h"
 #include "runloop.h"
 
@@ -22,6 +24,8 @@ struct metrics_export {
 	int timer_fd, last_err;
 	http_render_fn render;
 	void *arg;
+	/* Set after open for a tool with a log of its own (a daemon's syslog); NULL: stderr. */
+	void (*log)(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 };
 
 /*

@@ -35,6 +35,16 @@ void runloop_init(struct runloop *rl, const char *prog, double interval, double 
 		rl->end = rl->start + duration;
 }
 
+int runloop_stop_on(struct runloop *rl, int sig)
+{
+	if (sig == SIGCHLD || sig == SIGUSR1 || sigaddset(&rl->set, sig))
+		return -EINVAL;
+	sigprocmask(SIG_BLOCK, &rl->set, NULL);	/* rl->orig stays the mask from before init */
+	if (rl->sigfd >= 0 && signalfd(rl->sigfd, &rl->set, 0) < 0)
+		return -errno;
+	return 0;
+}
+
 int runloop_watch_fd(struct runloop *rl, int fd, short events, runloop_fd_cb cb, void *arg)
 {
 	for (int i = 0; i < rl->nwatch; i++) {
@@ -147,8 +157,10 @@ enum runloop_event runloop_next(struct runloop *rl)
 			rl->stopped = true;
 			break;
 		}
-		if (sig == SIGINT || sig == SIGTERM) {
+		/* SIGINT, SIGTERM, or one of runloop_stop_on(). */
+		if (sig > 0 && sig != SIGCHLD && sig != SIGUSR1) {
 			rl->interrupted = true;
+			rl->stop_signal = sig;
 			/* With a command, Ctrl-C reaches it too: report when it is gone. */
 			if (rl->child)
 				kill(rl->child, sig);

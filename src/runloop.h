@@ -51,7 +51,8 @@ struct runloop {
 	unsigned long ticks;	/* RUNLOOP_TICKs returned so far */
 	pid_t child;		/* the command running, 0 when none */
 	int cmd_status;		/* the last command's status as a shell gives it, -1 before one ended */
-	bool interrupted;	/* SIGINT or SIGTERM came */
+	bool interrupted;	/* SIGINT or SIGTERM came (or a signal of runloop_stop_on) */
+	int stop_signal;	/* the last such signal, 0 before one */
 	bool keep_going;	/* return RUNLOOP_EXITED for a command's end (tpstat -r reruns it) */
 	bool stopped;
 	int sigfd;		/* the loop's signals, -1 if signalfd failed (then no watching) */
@@ -65,6 +66,12 @@ struct runloop {
  */
 void runloop_init(struct runloop *rl, const char *prog, double interval, double duration,
 		  bool usr1);
+
+/*
+ * Take @sig (a daemon's SIGHUP) as the loop takes SIGINT and SIGTERM. Right after
+ * runloop_init. Returns 0, or a negative errno.
+ */
+int runloop_stop_on(struct runloop *rl, int sig);
 
 /*
  * Watch @fd for @events (POLLIN...) and call @cb when it is ready; again for the same @fd

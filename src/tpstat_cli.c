@@ -6,7 +6,6 @@
 #include <string.h>
 #include "tpstat_cli.h"
 #include "tpstat_fmt.h"
-#include "http_serve.h"
 #include "tplist.h"
 #include "cli.h"
 #include "cmd.h"
@@ -19,73 +18,82 @@ const char *argp_program_bug_address = "the bareatom issue tracker";
 static const char doc[] =
 "Count raw and bare tracepoints exactly, with BPF atomics.\n"
 "\n"
-"USAGE: tpstat [-i SECS | -I MS [-c COUNT] [--summary]] [-d SECS] [-j | -x SEP] [-A]\n"
-"              [-o FILE [--append]] [--pin] [-a | -p PID,.. | -t TID,.. | -G CGROUP]\n"
-"              [-C CPU,..] TRACEPOINT...\n"
+"USAGE: tpstat [-i SECS | -I MS [-c COUNT] [--summary]] [-d SECS]\n"
+"              [-j | -x SEP] [-A] [-o FILE [--append]] [--pin]\n"
+"              [-a | -p PID,.. | -t TID,.. | -G CGROUP] [-C CPU,..]\n"
+"              TRACEPOINT...\n"
 "       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
 "       tpstat [options] [--hist TP:EXPR] [--lhist TP:EXPR:MIN:MAX:STEP]\n"
 "              [--by TP:KEY [--top N]] TRACEPOINT...\n"
 "       tpstat [options] [--listen ADDR:PORT] [--textfile PATH] TRACEPOINT...\n"
 "       tpstat -l [-v] [--bare] [GLOB]\n"
 "\n"
-"A TRACEPOINT is a raw tracepoint name as in BTF (btf_trace_NAME): a trace event's\n"
-"tracepoint like sched_switch, a bare one with no trace event like pelt_cfs_tp,\n"
-"or a loaded module's, like tpgen_a. With -- CMD only events of CMD's process tree\n"
-"count (children included), unless -a: system wide. -p, -t and -G count only those\n"
-"processes (their threads too), threads, or a cgroup v2 subtree; -C only the events\n"
-"on those CPUs, with any of them. Counting runs until\n"
-"Ctrl-C, -d SECS, COUNT intervals (-c with -i) or the end of CMD. Hits the kernel\n"
-"did not let the program see are shown as missed: count + missed = hits. SIGUSR1\n"
-"pauses and resumes counting. --listen serves the counts for Prometheus at\n"
-"http://ADDR:PORT/metrics while counting; --textfile writes them every interval\n"
-"(-i, else 10 s) and at the end, for node_exporter's textfile collector.\n"
+"A TRACEPOINT is a raw tracepoint name as in BTF (btf_trace_NAME): a trace\n"
+"event's tracepoint like sched_switch, a bare one with no trace event like\n"
+"pelt_cfs_tp, or a loaded module's, like tpgen_a.\n"
 "\n"
-"The report goes to stdout, or with -- CMD to stderr as perf stat's does, so that it\n"
-"never shares a stream with CMD's output; -o FILE writes it to FILE instead.\n"
+"With -- CMD only events of CMD's process tree count (children included),\n"
+"unless -a: system wide. -p, -t and -G count only those processes (their\n"
+"threads too), threads, or a cgroup v2 subtree; -C only the events on those\n"
+"CPUs, with any of them. Counting runs until Ctrl-C, -d SECS, COUNT\n"
+"intervals (-c with -i) or the end of CMD. Hits the kernel did not let the\n"
+"program see are shown as missed: count + missed = hits. SIGUSR1 pauses and\n"
+"resumes counting.\n"
 "\n"
-"Exit status: with -- CMD, CMD's own (128+N when signal N ended it; with -r, the\n"
-"last run's) unless tpstat itself failed. tpstat's own: 0 on success, 2 for usage\n"
-"errors, unknown tracepoints, processes or cgroups, and missing privileges, 1 for\n"
-"other errors.\n"
+"--listen serves the counts for Prometheus at http://ADDR:PORT/metrics while\n"
+"counting; --textfile writes them every interval (-i, else 10 s) and at the\n"
+"end, for node_exporter's textfile collector.\n"
+"\n"
+"The report goes to stdout, or with -- CMD to stderr as perf stat's does, so\n"
+"that it never shares a stream with CMD's output; -o FILE writes it to FILE\n"
+"instead.\n"
+"\n"
+"Exit status: with -- CMD, CMD's own (128+N when signal N ended it; with -r,\n"
+"the last run's) unless tpstat itself failed. tpstat's own: 0 on success,\n"
+"2 for usage errors, unknown tracepoints, processes or cgroups, and missing\n"
+"privileges, 1 for other errors.\n"
 "\n"
 "EXAMPLES:\n"
-"    tpstat -l 'pelt*'                  # list the scheduler's bare PELT tracepoints\n"
-"    tpstat -lv pelt_cfs_tp             # its arguments, from BTF\n"
-"    tpstat pelt_cfs_tp sched_switch    # count until Ctrl-C\n"
-"    tpstat -i 1 -c 5 sched_update_nr_running_tp   # five 1 s intervals\n"
-"    tpstat -r 5 sched_switch -- make -j2   # mean and noise over 5 runs\n"
-"    tpstat -A -x, -p 1234 sched_switch     # one CSV row per CPU, for PID 1234\n"
-"    tpstat -a -j tpgen_a -- sh -c 'echo tpgen_a 100 all > /sys/kernel/debug/tpgen/fire'\n"
-"    tpstat --pin -d 60 sched_switch &  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n"
-"    tpstat -a --listen 127.0.0.1:9465 pelt_cfs_tp   # curl http://127.0.0.1:9465/metrics\n";
+"  tpstat -l 'pelt*'                  # the scheduler's bare PELT tracepoints\n"
+"  tpstat -lv pelt_cfs_tp             # its arguments, from BTF\n"
+"  tpstat pelt_cfs_tp sched_switch    # count until Ctrl-C\n"
+"  tpstat -i 1 -c 5 sched_update_nr_running_tp    # five 1 s intervals\n"
+"  tpstat -r 5 sched_switch -- make -j2           # mean and noise of 5 runs\n"
+"  tpstat -A -x, -p 1234 sched_switch # a CSV row per CPU, for PID 1234\n"
+"  tpstat -a -j tpgen_a -- \\\n"
+"      sh -c 'echo tpgen_a 100 all > /sys/kernel/debug/tpgen/fire'\n"
+"  tpstat --pin -d 60 sched_switch &  # then, while it counts:\n"
+"  bpftool map dump pinned /sys/fs/bpf/bareatom/tpstat/counters\n"
+"  tpstat -a --listen 127.0.0.1:9465 pelt_cfs_tp &\n"
+"  curl http://127.0.0.1:9465/metrics\n";
 
 enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_LHIST, OPT_BY, OPT_TOP, OPT_LISTEN, OPT_TEXTFILE,
 	OPT_APPEND, OPT_BARE };
 
 static const struct argp_option opts[] = {
-	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (optionally matching GLOB)", 0 },
+	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (those matching\nGLOB, if given)", 0 },
 	{ "all-cpus", 'a', NULL, 0, "Count system wide, also with a CMD", 0 },
-	{ "pid", 'p', "PID", 0, "Count only these processes (comma-separated; threads included)", 0 },
+	{ "pid", 'p', "PID", 0, "Count only these processes (comma-separated;\nthreads included)", 0 },
 	{ "tid", 't', "TID", 0, "Count only these threads (comma-separated)", 0 },
-	{ "cgroup", 'G', "CGROUP", 0, "Count only tasks in this cgroup v2 and its descendants", 0 },
-	{ "cpu", 'C', "CPU", 0, "Count only on these CPUs (as 0,2-3; with any target)", 0 },
-	{ "interval", 'i', "SECS", 0, "Print deltas every SECS seconds (fractions allowed, >= 0.001)", 0 },
-	{ "interval-print", 'I', "MS", 0, "Like -i, in milliseconds (perf stat's -I; at least 1)", 0 },
-	{ "count", 'c', "COUNT", 0, "Stop after COUNT intervals (needs -i; at most 1000000000)", 0 },
+	{ "cgroup", 'G', "CGROUP", 0, "Count only tasks in this cgroup v2 and its\ndescendants", 0 },
+	{ "cpu", 'C', "CPU", 0, "Count only on these CPUs (as 0,2-3; with any\ntarget)", 0 },
+	{ "interval", 'i', "SECS", 0, "Print deltas every SECS seconds (fractions\nallowed, at least 0.001)", 0 },
+	{ "interval-print", 'I', "MS", 0, "Like -i, in milliseconds (perf stat's -I;\nat least 1)", 0 },
+	{ "count", 'c', "COUNT", 0, "Stop after COUNT intervals (needs -i;\nat most 1000000000)", 0 },
 	{ "summary", OPT_SUMMARY, NULL, 0, "With -i: print the totals after the intervals", 0 },
 	{ "duration", 'd', "SECS", 0, "Stop after SECS seconds", 0 },
 	{ "repeat", 'r', "N", 0, "Run CMD N times: mean and noise per tracepoint", 0 },
 	{ "per-cpu", 'A', NULL, 0, "A row per CPU too", 0 },
 	{ "field-separator", 'x', "SEP", 0, "CSV with this separator (columns in tpstat(8))", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
-	{ "output", 'o', "FILE", 0, "Write the report to FILE (created or truncated; - is stdout)", 0 },
+	{ "output", 'o', "FILE", 0, "Write the report to FILE (created or truncated;\nFILE - is stdout)", 0 },
 	{ "append", OPT_APPEND, NULL, 0, "With -o: append to FILE", 0 },
-	{ "hist", OPT_HIST, "TP:EXPR", 0, "Log2 histogram of a field of TP's arguments (tpstat -lv shows them; repeatable)", 0 },
+	{ "hist", OPT_HIST, "TP:EXPR", 0, "Log2 histogram of a field of TP's arguments\n(tpstat -lv shows them; repeatable)", 0 },
 	{ "lhist", OPT_LHIST, "TP:EXPR:MIN:MAX:STEP", 0, "Like --hist, with linear buckets of STEP", 0 },
-	{ "by", OPT_BY, "TP:KEY", 0, "Count TP per KEY: cpu, comm, pid, cgroup or a field EXPR (repeatable)", 0 },
-	{ "top", OPT_TOP, "N", 0, "With --by: show the N keys counted most (default 10), the rest summed", 0 },
-	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under " PIN_DIR " while running", 0 },
-	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics (IPv4 or [IPv6])", 0 },
+	{ "by", OPT_BY, "TP:KEY", 0, "Count TP per KEY: cpu, comm, pid, cgroup or a\nfield EXPR (repeatable)", 0 },
+	{ "top", OPT_TOP, "N", 0, "With --by: show the N keys counted most\n(default 10), the rest summed", 0 },
+	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under\n" PIN_DIR " while running", 0 },
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics\n(ADDR: IPv4, [IPv6] or a host name)", 0 },
 	{ "textfile", OPT_TEXTFILE, "PATH", 0, "Write metrics to PATH atomically every interval", 0 },
 	{ "bare", OPT_BARE, NULL, 0, "With -l: only bare tracepoints (no trace event)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf debug output; with -l, prototypes", 0 },
@@ -289,10 +297,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 					 TPSTAT_BY_ENTRIES);
 		break;
 	case OPT_LISTEN:
-		env.listen = http_listen_option("tpstat", arg);
+		env.listen = cli_listen_option("tpstat", arg);
 		break;
 	case OPT_TEXTFILE:
-		env.textfile = http_textfile_option("tpstat", arg);
+		env.textfile = cli_textfile_option("tpstat", arg);
 		break;
 	case OPT_SUMMARY:
 		env.summary = true;

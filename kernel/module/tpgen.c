@@ -17,6 +17,15 @@
  *                             (every TPGEN_NEST_PERIOD_NS), until the task
  *                             loop ends: at least once, at most COUNT times.
  *                             A BPF program on NAME then nests on itself.
+ *          "NAME COUNT pair NS"  fire NAME, then NS nanoseconds later its
+ *                             partner (tpgen_a then tpgen_b, or tpgen_b then
+ *                             tpgen_a) with the same seq and ctx, COUNT
+ *                             times on the writing CPU. Interrupts are off
+ *                             from the first fire to the second, so the gap
+ *                             is NS plus the tracepoints' own cost: a known
+ *                             latency between two tracepoints, keyed by seq.
+ *                             NS is 0 to TPGEN_MAX_PAIR_NS; tpgen_event has
+ *                             no partner.
  *        COUNT is decimal, 1 to TPGEN_MAX_COUNT (2^40), so seq never wraps.
  *        The write returns when all firing is done. Bad input (unknown name
  *        or mode, bad COUNT, extra words, a NUL byte anywhere) fails with
@@ -27,10 +36,11 @@
  * stats  "NAME FIRED_TOTAL", one line per tracepoint: every event fired, in
  *        any context, exact.
  * last   The most recent fire (bad input is none; empty before the first),
- *        one line: "fire_id=N name=NAME mode=cpu|all|nest count=COUNT
- *        fired=F timer=T err=E": F events fired in all (T of them by nest's
- *        hrtimer, 0 in the other modes), E the write's error (0, or a
- *        negative errno: -4 when a signal stopped it).
+ *        one line: "fire_id=N name=NAME mode=cpu|all|nest|pair count=COUNT
+ *        fired=F timer=T err=E", and " delay_ns=NS" in pair mode: F events
+ *        fired in all (T of them by nest's hrtimer, 0 in the other modes;
+ *        pair's F counts both tracepoints, as stats does), E the write's
+ *        error (0, or a negative errno: -4 when a signal stopped it).
  *
  * The events' arguments: seq runs from 1 to ctx->count on each CPU (on nest's
  * hrtimer, from 1 for its own fires); ctx says which write, CPU and context
@@ -74,6 +84,7 @@ enum tpgen_mode {
 	TPGEN_MODE_CPU,
 	TPGEN_MODE_ALL,
 	TPGEN_MODE_NEST,
+	TPGEN_MODE_PAIR,
 	TPGEN_MODE_NR,
 };
 
@@ -82,6 +93,7 @@ static const char * const tpgen_modes[TPGEN_MODE_NR] = {
 	[TPGEN_MODE_CPU] = "cpu",
 	[TPGEN_MODE_ALL] = "all",
 	[TPGEN_MODE_NEST] = "nest",
+	[TPGEN_MODE_PAIR] = "pair",
 };
 
 /* The largest COUNT: far from wrapping seq, or stats summed over CPUs. */
@@ -89,6 +101,12 @@ static const char * const tpgen_modes[TPGEN_MODE_NR] = {
 
 /* Check for a stop request every this many events. */
 #define TPGEN_CHECK_EVERY 1024
+
+/*
+ * pair: the longest gap, with interrupts off for all of it; a millisecond
+ * keeps the tick's lateness small even under emulation.
+ */
+#define TPGEN_MAX_PAIR_NS NSEC_PER_MSEC
 
 /* nest: how often the hrtimer fires, short enough to land inside the loop. */
 #define TPGEN_NEST_PERIOD_NS (20 * NSEC_PER_USEC)
@@ -101,6 +119,8 @@ struct tpgen_fire {
 	u64 count;
 	u64 fired;	/* every event fired, timer ones included */
 	u64 timer;	/* of which nest's hrtimer fired */
+	u64 delay_ns;	/* pair: the gap between the two fires */
+	u64 pairs;	/* pair: how many of both were fired */
 	int err;
 };
 
@@ -347,6 +367,46 @@ static void tpgen_fire_nest(struct tpgen_fire *f)
 		f->err = -EINTR;
 }
 
+/* tpgen_a's partner is tpgen_b and the other way round (pair mode). */
+static enum tpgen_tp tpgen_partner(enum tpgen_tp tp)
+{
+	return tp == TPGEN_A ? TPGEN_B : TPGEN_A;
+}
+
+/*
+ * Fire f->tp then, f->delay_ns later, its partner, with the same seq and
+ * ctx, f->count times on the writing CPU. Interrupts are off from the first
+ * fire to the second only, so a tick or a signal is taken between pairs.
+ */
+static void tpgen_fire_pair(struct tpgen_fire *f)
+{
+	enum tpgen_tp end = tpgen_partner(f->tp);
+	struct tpgen_ctx ctx;
+	unsigned long flags;
+	u64 seq, t0;
+
+	migrate_disable();
+	tpgen_init_ctx(&ctx, f, smp_processor_id());
+	ctx.start_ns = ktime_get_ns();
+	for (seq = 1; seq <= f->count; seq++) {
+		if (signal_pending(current)) {
+			f->err = -EINTR;
+			break;
+		}
+		local_irq_save(flags);
+		tpgen_fire_one(f->tp, seq, &ctx);
+		t0 = ktime_get_ns();
+		while (ktime_get_ns() - t0 < f->delay_ns)
+			cpu_relax();
+		tpgen_fire_one(end, seq, &ctx);
+		local_irq_restore(flags);
+		f->pairs++;
+		cond_resched();
+	}
+	migrate_enable();
+	f->fired = 2 * f->pairs;
+}
+
 /* Split off the next blank-separated word of *@s, or NULL at the end. */
 static char *tpgen_next_word(char **s)
 {
@@ -363,22 +423,29 @@ static char *tpgen_next_word(char **s)
 	return word;
 }
 
-/* "NAME COUNT [all|nest]" into @f, or -EINVAL; @buf is NUL-free. */
+/* A decimal u64 as kstrtou64 takes it, but with no sign at all. */
+static int tpgen_parse_u64(const char *s, u64 *v)
+{
+	return s[0] == '+' ? -EINVAL : kstrtou64(s, 10, v);
+}
+
+/* "NAME COUNT [all|nest|pair NS]" into @f, or -EINVAL; @buf is NUL-free. */
 static int tpgen_parse(char *buf, struct tpgen_fire *f)
 {
-	char *s = buf, *name, *num, *mode;
+	char *s = buf, *name, *num, *mode, *ns;
 	int tp, m = TPGEN_MODE_CPU;
 
 	name = tpgen_next_word(&s);
 	num = tpgen_next_word(&s);
 	mode = tpgen_next_word(&s);
+	ns = tpgen_next_word(&s);
 	if (!name || !num || tpgen_next_word(&s))
 		return -EINVAL;
 	tp = match_string(tpgen_names, TPGEN_NR, name);
 	if (tp < 0)
 		return -EINVAL;
 	/* kstrtou64 rejects signs other than '+', blanks and trailing junk. */
-	if (num[0] == '+' || kstrtou64(num, 10, &f->count) ||
+	if (tpgen_parse_u64(num, &f->count) ||
 	    f->count == 0 || f->count > TPGEN_MAX_COUNT)
 		return -EINVAL;
 	if (mode) {
@@ -386,6 +453,13 @@ static int tpgen_parse(char *buf, struct tpgen_fire *f)
 		if (m <= TPGEN_MODE_CPU)
 			return -EINVAL;
 	}
+	/* NS comes with pair and only with it; tpgen_event has no partner. */
+	if (m == TPGEN_MODE_PAIR ? !ns : !!ns)
+		return -EINVAL;
+	if (m == TPGEN_MODE_PAIR &&
+	    (tp == TPGEN_EVENT || tpgen_parse_u64(ns, &f->delay_ns) ||
+	     f->delay_ns > TPGEN_MAX_PAIR_NS))
+		return -EINVAL;
 	f->tp = tp;
 	f->mode = m;
 	return 0;
@@ -415,9 +489,16 @@ static ssize_t tpgen_fire_write(struct file *file, const char __user *ubuf,
 		tpgen_fire_all(&f);
 	else if (f.mode == TPGEN_MODE_NEST)
 		tpgen_fire_nest(&f);
+	else if (f.mode == TPGEN_MODE_PAIR)
+		tpgen_fire_pair(&f);
 	else
 		tpgen_fire_here(&f);
-	atomic64_add(f.fired, &tpgen_fired[f.tp]);
+	if (f.mode == TPGEN_MODE_PAIR) {
+		atomic64_add(f.pairs, &tpgen_fired[f.tp]);
+		atomic64_add(f.pairs, &tpgen_fired[tpgen_partner(f.tp)]);
+	} else {
+		atomic64_add(f.fired, &tpgen_fired[f.tp]);
+	}
 	spin_lock(&tpgen_last_lock);
 	tpgen_last = f;
 	spin_unlock(&tpgen_last_lock);
@@ -453,9 +534,12 @@ static int tpgen_last_show(struct seq_file *m, void *v)
 	spin_unlock(&tpgen_last_lock);
 	if (!f.fire_id)
 		return 0;
-	seq_printf(m, "fire_id=%llu name=%s mode=%s count=%llu fired=%llu timer=%llu err=%d\n",
+	seq_printf(m, "fire_id=%llu name=%s mode=%s count=%llu fired=%llu timer=%llu err=%d",
 		   f.fire_id, tpgen_names[f.tp], tpgen_modes[f.mode], f.count,
 		   f.fired, f.timer, f.err);
+	if (f.mode == TPGEN_MODE_PAIR)
+		seq_printf(m, " delay_ns=%llu", f.delay_ns);
+	seq_putc(m, '\n');
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(tpgen_last);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * http-serve: the metrics HTTP server (src/http_serve.c) over loopback sockets, driven
- * the way the tools drive it (poll its fd, call http_serve_ready), and the textfile
- * writer. Every status it can answer, content negotiation, requests in pieces, a
- * response larger than the socket buffers, silent clients dropped at the head's deadline
- * while others are served, the pool: idle connections, slow readers and stalled writers
- * never keep a scrape waiting, and --listen's parser. No kernel, no BPF: host-safe.
+ * http-serve: the metrics HTTP server (src/http_serve.c) over loopback sockets, driven the
+ * way the tools drive it (poll its fd, call http_serve_ready). Every status it can answer,
+ * content negotiation, requests in pieces, a response larger than the socket buffers,
+ * silent clients dropped at the head's deadline while others are served, the pool: idle
+ * connections, slow readers and stalled writers never keep a scrape waiting; the textfile
+ * writer (src/metrics_textfile.c) and --listen's parser (src/cli.c). No kernel, no BPF:
+ * host-safe.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "http_serve.h"
+#include "metrics_textfile.h"
 #include "test.h"
 #include "util.h"
 
@@ -47,7 +49,7 @@ static int connect_to(const char *addr)
 	char why[160];
 	int fd;
 
-	if (http_parse_listen(addr, &ss, &len, why, sizeof(why)))
+	if (cli_parse_listen(addr, &ss, &len, why, sizeof(why)))
 		return -1;
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len))
@@ -141,14 +143,14 @@ static void test_parse(void)
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		snprintf(name, sizeof(name), "--listen %s is accepted", good[i]);
-		ASSERT_EQ(http_parse_listen(good[i], &ss, &len, why, sizeof(why)), 0, name);
+		ASSERT_EQ(cli_parse_listen(good[i], &ss, &len, why, sizeof(why)), 0, name);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(name, sizeof(name), "--listen %s is refused", bad[i]);
-		ASSERT_EQ(http_parse_listen(bad[i], &ss, &len, why, sizeof(why)), -1, name);
+		ASSERT_EQ(cli_parse_listen(bad[i], &ss, &len, why, sizeof(why)), -1, name);
 	}
 	/* A host name is resolved: localhost is 127.0.0.1 or ::1, and keeps its port. */
-	ASSERT_EQ(http_parse_listen("localhost:9100", &ss, &len, why, sizeof(why)), 0,
+	ASSERT_EQ(cli_parse_listen("localhost:9100", &ss, &len, why, sizeof(why)), 0,
 		  "--listen localhost:9100 is accepted (resolved)");
 	ASSERT_EQ(ss.ss_family == AF_INET ?
 		  ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_LOOPBACK) &&
@@ -156,16 +158,16 @@ static void test_parse(void)
 		  IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr) &&
 		  ((struct sockaddr_in6 *)&ss)->sin6_port == htons(9100), 1,
 		  "localhost:9100 is a loopback address, port 9100");
-	ASSERT_EQ(http_parse_listen("no-such-host.invalid:9100", &ss, &len, why, sizeof(why)), -1,
+	ASSERT_EQ(cli_parse_listen("no-such-host.invalid:9100", &ss, &len, why, sizeof(why)), -1,
 		  "--listen of a name that does not resolve is refused");
 	ASSERT_STRSTR(why, "cannot resolve 'no-such-host.invalid': ", "and says it cannot resolve it");
-	http_parse_listen("[::1]9100", &ss, &len, why, sizeof(why));
+	cli_parse_listen("[::1]9100", &ss, &len, why, sizeof(why));
 	ASSERT_STREQ(why, "'[::1]9100' is not ADDR:PORT (an IPv4 address, [IPv6] or a host name, "
 		     "then :PORT)", "a bad IPv6 form: named as given");
-	http_parse_listen("[::g]:80", &ss, &len, why, sizeof(why));
+	cli_parse_listen("[::g]:80", &ss, &len, why, sizeof(why));
 	ASSERT_STREQ(why, "'[::g]:80' is not ADDR:PORT (an IPv4 address, [IPv6] or a host name, "
 		     "then :PORT)", "a bad IPv6 address: named as given");
-	http_parse_listen("127.0.0.1:65536", &ss, &len, why, sizeof(why));
+	cli_parse_listen("127.0.0.1:65536", &ss, &len, why, sizeof(why));
 	ASSERT_STREQ(why, "port '65536' is not a number from 0 to 65535", "a port out of range: says so");
 }
 
@@ -341,7 +343,7 @@ static int connect_idle(const char *addr, int rcvbuf)
 	char why[160];
 	int fd;
 
-	if (http_parse_listen(addr, &ss, &len, why, sizeof(why)))
+	if (cli_parse_listen(addr, &ss, &len, why, sizeof(why)))
 		return -1;
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	/* A small receive buffer (before connect: it sets the window) makes a slow reader. */

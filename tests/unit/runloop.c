@@ -66,6 +66,16 @@ int main(void)
 	ASSERT_EQ(rl.cmd_status, -1, "no command status");
 	runloop_finish(&rl);
 
+	/* A daemon's SIGHUP (cookie-gend): blocked once asked for, then a stop like SIGTERM. */
+	runloop_init(&rl, "runloop", 0, 0, false);
+	ASSERT_EQ(runloop_stop_on(&rl, SIGHUP), 0, "runloop_stop_on(SIGHUP)");
+	raise(SIGHUP);	/* would kill the test if it were not blocked now */
+	ASSERT_EQ(runloop_next(&rl), RUNLOOP_STOP, "SIGHUP stops the loop");
+	ASSERT_EQ(rl.stop_signal, SIGHUP, "stop_signal says which signal");
+	ASSERT_TRUE(rl.interrupted, "interrupted is set");
+	runloop_finish(&rl);
+	ASSERT_EQ(runloop_stop_on(&rl, SIGCHLD), -EINVAL, "SIGCHLD is the loop's own: refused");
+
 	runloop_init(&rl, "runloop", 0, 0, true);
 	raise(SIGUSR1);
 	ASSERT_EQ(runloop_next(&rl), RUNLOOP_USR1, "SIGUSR1 is an event when asked for");

@@ -40,7 +40,10 @@ for bad in "bogus 1" "tpgen_a -5" "tpgen_a 1 nosuchcpu" "" "tpgen_a" "tpgen_a 0"
 	"tpgen_a +3" "tpgen_a 1 all extra" "tpgen_a 99999999999999999999999" \
 	"tpgen_a $(printf '%070d' 1)" "tpgen_a 18446744073709551615" "tpgen_a $((max + 1))" \
 	"tpgen_a 1 cpu" "tpgen_a 1 all nest" "tpgen_a 1 nes" "tpgen_a 5 nest extra" "tpgen_a 0 nest" \
-	"tpgen_a $((max + 1)) nest" "tpgen_a $((max + 1)) all"; do
+	"tpgen_a $((max + 1)) nest" "tpgen_a $((max + 1)) all" \
+	"tpgen_a 5 pair" "tpgen_a 5 pair 1000001" "tpgen_event 5 pair 100" "tpgen_a 5 pair -1" \
+	"tpgen_a 5 pair 1x" "tpgen_a 5 pair +10" "tpgen_a 5 all 100" "tpgen_a 5 nest 100" \
+	"tpgen_a 5 pair 10 x" "tpgen_a 5 100" "tpgen_a 0 pair 10" "tpgen_a $((max + 1)) pair 1"; do
 	is "$(bad_write "$TPGEN/fire" "$bad")" "EINVAL" "bad write '${bad:0:24}' fails with EINVAL"
 done
 is "$(write1 "$TPGEN/fire" "
@@ -110,6 +113,38 @@ is "$(tpgen_stat tpgen_b)" $((before_b + 2)) "stats count both"
 interrupted_fire tpgen_a nest
 [ "$(last timer)" -ge 1 ]
 ok $? "the interrupted nest fire's timer fired too ($(last timer) of $(last fired))"
+
+# pair: NAME then its partner with the same seq, NS apart, COUNT times; both are counted.
+n=500 ns=200000 before_a=$(tpgen_stat tpgen_a) before_b=$(tpgen_stat tpgen_b) id=$(last fire_id)
+t0=$(date +%s%N)
+is "$(write1 "$TPGEN/fire" "tpgen_a $n pair $ns")" "wrote 23" "fire 'tpgen_a $n pair $ns' succeeds"
+took=$(( $(date +%s%N) - t0 ))
+is "$(cat "$TPGEN/last")" \
+	"fire_id=$((id + 1)) name=tpgen_a mode=pair count=$n fired=$((2 * n)) timer=0 err=0 delay_ns=$ns" \
+	"last describes the pair fire: both tracepoints' events, and the gap"
+is "$(tpgen_stat tpgen_a) $(tpgen_stat tpgen_b)" "$((before_a + n)) $((before_b + n))" \
+	"stats count $n events of tpgen_a and $n of tpgen_b"
+# A lower bound, not a speed: the gaps are busy waits on the kernel's clock.
+[ "$took" -ge $((n * ns)) ]
+ok $? "the write took at least $n gaps of $ns ns ($took ns)"
+before_a=$(tpgen_stat tpgen_a) before_b=$(tpgen_stat tpgen_b)
+is "$(write1 "$TPGEN/fire" "tpgen_b 3 pair 0")" "wrote 16" "fire 'tpgen_b 3 pair 0' succeeds"
+is "$(tpgen_stat tpgen_a) $(tpgen_stat tpgen_b)" "$((before_a + 3)) $((before_b + 3))" \
+	"tpgen_b's partner is tpgen_a: 3 of each"
+before_a=$(tpgen_stat tpgen_a) before_b=$(tpgen_stat tpgen_b) id=$(last fire_id)
+write1 "$TPGEN/fire" "tpgen_a $max pair 1000" >/tmp/tpgen-pair.out &
+pid=$!
+interrupt $pid
+ok $? "a pair fire of 2^40 pairs ends on SIGINT (within 30 s)"
+kill -KILL $pid 2>/dev/null
+wait $pid
+is "$(cat /tmp/tpgen-pair.out) $(last fire_id) $(last mode) $(last err)" "EINTR $((id + 1)) pair -4" \
+	"the interrupted pair write fails with EINTR, and last says so"
+fired=$(last fired)
+[ "$fired" -gt 0 ] && [ $((fired % 2)) -eq 0 ]
+ok $? "it fired whole pairs ($fired events)"
+is "$(tpgen_stat tpgen_a) $(tpgen_stat tpgen_b)" "$((before_a + fired / 2)) $((before_b + fired / 2))" \
+	"stats count exactly the pairs fired, on both tracepoints"
 
 # The kthreads of "all" and nest's hrtimer are gone once the write returns: the module can be
 # unloaded right away, every time, with nothing in the kernel log.

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cookie-gend's BPF side (cookie_pins.c): load the programs, reuse the pinned maps under
+ * COOKIE_PIN_DIR (replacing an older layout's), keep or replace the pinned links, look
+ * after the one follower of the events, and remove it all (--uninstall). What it is asked
+ * for, how it reports and what it gives are all in struct cookie_pins.
+ */
+#ifndef __BAREATOM_COOKIE_PINS_H
+#define __BAREATOM_COOKIE_PINS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "cookie.h"
+
+struct cookie_bpf;
+
+struct cookie_pins {
+	/* Set by the caller. */
+	bool global;		/* --global: one fetch-add per cookie in BPF */
+	bool tpgen;		/* --tpgen: attach to tpgen_b too */
+	uint64_t owner;		/* the state directory's id, recorded in the state map */
+	void (*log)(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+	/* What it gives: the skeleton, the mmapped counter, what an older layout's could have given. */
+	struct cookie_bpf *skel;
+	struct cookie_state *st;	/* the state map, mmapped */
+	size_t map_len;
+	int state_fd;		/* the state map */
+	int task_fd;		/* task storage */
+	__u64 old_floor;	/* an older layout's state map was replaced: it gave nothing from here up */
+	double follower_check_at;	/* CLOCK_MONOTONIC: the next look for a dead follower */
+};
+
+/*
+ * Before setup: when the pinned state map has an older layout, read what its counter could
+ * have given into p->old_floor (0 otherwise), for the mark to cover before it is replaced.
+ * 0, or -ECANCELED when it cannot be read or counts for another directory (logged).
+ */
+int cookie_pins_probe(struct cookie_pins *p);
+/*
+ * Load, reuse (or replace an older layout's) pinned maps, and mmap the counter. 0,
+ * -ECANCELED when the pins were refused (logged), or another negative errno.
+ */
+int cookie_pins_setup(struct cookie_pins *p);
+/* Attach the programs, keeping pinned links that run exactly them. */
+int cookie_pins_attach(struct cookie_pins *p);
+/*
+ * A `cookie --follow` killed before it could unregister: take its pid out of the follower
+ * map once its lock is free. Called from every tick; looks once a second at most.
+ */
+void cookie_pins_clear_dead_follower(struct cookie_pins *p);
+/*
+ * --uninstall: remove every pin cookie-gend makes and COOKIE_PIN_DIR (the links go, so the
+ * programs detach). What cannot be removed is logged (LOG_ERR); what is not there is fine.
+ */
+void cookie_pins_remove(const struct cookie_pins *p);
+
+#endif /* __BAREATOM_COOKIE_PINS_H */
