@@ -4,26 +4,25 @@
 # exact counting method matched tpgen's count, and that the outputs exist and parse.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$BUILD/bench
-n=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$top/tests/lib/tap.sh"
 rm -f "$out/results.json" "$out/scaling.png"
 "$top/tests/bench/run" "$BUILD" -n 5000 -r 1 >"$BUILD/bench-smoke.log" 2>&1
 rc=$?
-t $rc "tests/bench/run -n 5000 -r 1 (exit $rc)"
+ok $rc "tests/bench/run -n 5000 -r 1 (exit $rc)"
 [ "$rc" = 0 ] || tail -n 20 "$BUILD/bench-smoke.log" | sed 's/^/# /'
 jq -e . "$out/results.json" >/dev/null 2>&1
-t $? "results.json is valid JSON"
+ok $? "results.json is valid JSON"
 is_true() { [ "$(jq -r "$1" "$out/results.json" 2>/dev/null)" = true ]; }
 is_true '.checks.every_exact_method_matched_tpgen'
-t $? "every exact counting method matched tpgen's count"
+ok $? "every exact counting method matched tpgen's count"
 is_true '[.counting[] | keys] | all(contains(["none","empty","tpstat","global_atomic","percpu_array","bss_slots","hash_map","plain_global"]))'
-t $? "every counting method was measured on 1, 2 and 4 CPUs"
+ok $? "every counting method was measured on 1, 2 and 4 CPUs"
 is_true '[.cookies_kernel[][] | .all_drawn] | all'
-t $? "kernel-side cookie benchmarks drew one cookie per event, none refused"
+ok $? "kernel-side cookie benchmarks drew one cookie per event, none refused"
 is_true '.cookies_user | keys == ["getrandom8","libcookie_fast","lock_xadd","socket_get1","socket_get4096","uuid_generate"]'
-t $? "every user-space cookie source was measured"
+ok $? "every user-space cookie source was measured"
 [ "$(jq -r .accelerator "$out/results.json")" = tcg ] || [ "$(jq -r .accelerator "$out/results.json")" = kvm ]
-t $? "the accelerator is recorded ($(jq -r .accelerator "$out/results.json" 2>/dev/null))"
+ok $? "the accelerator is recorded ($(jq -r .accelerator "$out/results.json" 2>/dev/null))"
 file "$out/scaling.png" 2>/dev/null | grep -q 'PNG image'
-t $? "scaling.png is a PNG"
-echo "1..$n"
+ok $? "scaling.png is a PNG"
+done_testing

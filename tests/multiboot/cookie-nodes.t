@@ -5,14 +5,13 @@
 # disjoint, and every one decodes to its own guest's node.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
-n=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$top/tests/lib/tap.sh"
 for node in 1 2; do
 	mkdir "$work/$node"
 	"$top/images/run-vm" --cpus 2 --share "$work/$node" --timeout 300 -- \
 		/usr/lib/bareatom/tests/vm/cookie-node-boot "$node" >/dev/null 2>"$work/$node.err"
 	rc=$?
-	t $rc "guest $node: cookie-gend --node-id $node served from its own state directory (run-vm exit $rc)"
+	ok $rc "guest $node: cookie-gend --node-id $node served from its own state directory (run-vm exit $rc)"
 	[ "$rc" = 0 ] || sed 's/^/# /' "$work/$node.err" "$work/$node/daemon.log" 2>/dev/null
 done
 # node FILES...: every cookie is NODE's with a sequence from 1, all distinct (exact 64-bit).
@@ -57,15 +56,15 @@ for good, what in res:
 PY
 )
 while read -r verdict what; do
-	[ "$verdict" = ok ]; t $? "$what"
+	[ "$verdict" = ok ]; ok $? "$what"
 done <<<"$out"
 for node in 1 2; do
 	got=$(jq -r .node "$work/$node/stats" 2>/dev/null)
-	[ "$got" = "$node" ]; t $? "guest $node: STATS says node=$got"
+	[ "$got" = "$node" ]; ok $? "guest $node: STATS says node=$got"
 	got=$(cat "$work/$node/state/node" 2>/dev/null)
-	[ "$got" = "$node" ]; t $? "guest $node: its state directory records node $got"
+	[ "$got" = "$node" ]; ok $? "guest $node: its state directory records node $got"
 done
 echo "# guest 1: $(sort -n "$work"/1/{socket,fast,fork} 2>/dev/null | sed -n '1p;$p' | tr '\n' ' ')" \
 	"guest 2: $(sort -n "$work"/2/{socket,fast,fork} 2>/dev/null | sed -n '1p;$p' | tr '\n' ' ')"
 rm -rf "$work"
-echo "1..$n"
+done_testing

@@ -9,13 +9,7 @@ rv=$top/images/run-vm
 vmdir=$BUILD/vm
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-is() {
-	n=$((n + 1))
-	if [ "$1" = "$2" ]; then echo "ok $n - $3"; else
-		echo "not ok $n - $3"; echo "#   got:  '$1'" | head -n 20; echo "#   want: '$2'"; fi
-}
+. "$top/tests/lib/tap.sh"
 
 # 1. auto, a plain command: the minimal path, output, exit status, what is mounted.
 probe='echo out; echo err >&2
@@ -41,14 +35,14 @@ read -r path up <"$vmdir/last-start" 2>/dev/null
 is "$path" minimal "auto chose the minimal init for a command that needs no services"
 echo "# guest uptime at the command, minimal path: ${up:-?} s"
 [ -s "$vmdir/console.log" ]
-t $? "the console log is kept ($vmdir/console.log)"
+ok $? "the console log is kept ($vmdir/console.log)"
 
 # 2. the minimal path's timeout: 124, the guest killed, one message naming the console log.
 "$rv" --init minimal --timeout 2 -- sleep 600 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 is "$rc" 124 "--init minimal --timeout 2 -- sleep 600: exit 124"
 grep -q "run-vm: timed out after 2s; guest killed (console log: .*console.log)" "$tmp/err"
-t $? "the timeout is reported with the console log's path: $(head -n1 "$tmp/err")"
+ok $? "the timeout is reported with the console log's path: $(head -n1 "$tmp/err")"
 
 # 3. auto, a command that uses systemctl: the systemd path, with cookie-gend's unit up.
 rm -f "$vmdir/last-start"
@@ -58,7 +52,7 @@ rc=$?
 is "$rc" 3 "auto, systemctl in the command: exit status 3"
 is "$(cat "$tmp/out")" active "systemd path: stdout (cookie-gend's unit is active)"
 grep -qx via-systemd "$tmp/err"
-t $? "systemd path: stderr"
+ok $? "systemd path: stderr"
 read -r path up <"$vmdir/last-start" 2>/dev/null
 is "$path" systemd "auto chose systemd for a command that uses systemctl"
 echo "# guest uptime at the command, systemd path: ${up:-?} s"
@@ -68,10 +62,21 @@ BAREATOM_BOOT_TIMEOUT=1 "$rv" --init minimal -- true >"$tmp/out" 2>"$tmp/err"
 rc=$?
 is "$rc" 125 "a boot longer than BAREATOM_BOOT_TIMEOUT=1: exit 125"
 grep -q "run-vm: the guest did not come up within 1s (console log: " "$tmp/err"
-t $? "and says so: $(head -n1 "$tmp/err")"
+ok $? "and says so: $(head -n1 "$tmp/err")"
 
 # 5. a bad --init is a usage error, before anything boots.
 out=$("$rv" --init fast -- true 2>&1); rc=$?
 [ "$rc" = 2 ] && [ "$out" = "run-vm: --init takes auto, minimal or systemd, not 'fast'" ]
-t $? "--init fast: exit 2, one line ($rc: $out)"
-echo "1..$n"
+ok $? "--init fast: exit 2, one line ($rc: $out)"
+
+# 6. the test payload goes in only for test boots: --tests, or a word of CMD naming a path
+# under /usr/lib/bareatom/tests/ or /bench/ (relative paths here, so only --tests counts).
+has_tests='cd /usr/lib/bareatom && test -x tests/vm/tap-run && test -f tests/lib/tap.sh &&
+	test -f tests/stock/run-all && test -x tests/selftests/test_progs && test -x bench/tpbench'
+"$rv" --init minimal --timeout 120 -- sh -c "$has_tests" >"$tmp/out" 2>&1
+is "$?" 1 "a plain boot (make run's) carries no test payload"
+"$rv" --init minimal --timeout 120 --tests -- sh -c "$has_tests" >"$tmp/out" 2>&1
+is "$?" 0 "--tests: the VM and stock tests, the TAP library, the selftests and the benchmarks are in"
+"$rv" --init minimal --timeout 120 -- ls /usr/lib/bareatom/tests/lib/tap.sh >"$tmp/out" 2>&1
+is "$?" 0 "a command naming a file of the test payload brings it"
+done_testing

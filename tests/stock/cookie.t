@@ -5,7 +5,7 @@
 #
 # cookie-gend/cookie portability checks go here: add a case for every feature that must work
 # on a kernel we did not build (tpgen-driven cookies cannot: tpgen.t covers that).
-. "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 for _ in $(seq 300); do
 	cookie --stats >/dev/null 2>&1 && break
 	sleep 0.1

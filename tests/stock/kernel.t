@@ -1,7 +1,7 @@
 #!/bin/bash
 # The portability boot really runs Debian's stock kernel, with BTF, and not ours: otherwise the
 # other tests in tests/stock/ would prove nothing about compile once, run everywhere.
-. "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 rel=$(uname -r)
 diag "$(cat /proc/version)"
 grep -q ' Debian ' /proc/version

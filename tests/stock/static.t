@@ -5,7 +5,7 @@
 # BTF as the packaged tpstat does, and counts exactly: -r 5 -- CMD runs CMD (the static
 # tpstat itself, the only program there) five times, which is five execs and no fork.
 # tests/run-all shares build/static (make static) into the stock boots at /mnt/share.
-. "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 final() { grep '"final":true' <<<"$1"; }
 field() { final "$1" | jq -r ".tracepoints[] | select(.name == \"$2\") | $3"; }
 share=/mnt/share

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tpgen is built for our kernel only: on Debian's stock kernel it cannot be loaded, and the
 # tools that need it say so instead of failing obscurely.
-. "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 out=$(modprobe tpgen 2>&1); rc=$?
 [ "$rc" != 0 ] && grep -q "Module tpgen not found in directory /lib/modules/$(uname -r)" <<<"$out"
 ok $? "modprobe tpgen fails: module not found for $(uname -r) (exit $rc)"

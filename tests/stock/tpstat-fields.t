@@ -3,7 +3,7 @@
 # this kernel's BTF (its struct layouts, not ours), so -lv, --hist of pelt_cfs_tp's util_avg
 # and its named field, and --by comm work here too, with samples = count; a member this
 # kernel lacks is refused naming what it has.
-. "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 final() { grep '"final":true' <<<"$1"; }
 work='for i in $(seq 50); do /bin/true; done; dd if=/dev/zero bs=4k count=2000 status=none | cat >/dev/null'
 

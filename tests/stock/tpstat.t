@@ -2,7 +2,7 @@
 # tpstat, unchanged, on Debian's stock kernel: its BPF object was compiled against our kernel's
 # vmlinux.h, and CO-RE relocates it to this kernel's BTF. Counting, listing, and the errors for
 # tracepoints this kernel does not have (our patch's br_eht_*, the tpgen module's).
-. "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 final() { grep '"final":true' <<<"$1"; }
 field() { final "$1" | jq -r ".tracepoints[] | select(.name == \"$2\") | $3"; }
 

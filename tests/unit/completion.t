@@ -5,19 +5,7 @@
 # are tracepoints and what follows `--` is a command. Runs the tools only for --help, and a
 # stand-in for `tpstat -l`, so nothing touches BPF.
 top=$(cd "$(dirname "$0")/../.." && pwd)
-n=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
-is() {
-	n=$((n + 1))
-	if [ "$1" = "$2" ]; then echo "ok $n - $3 ($1)"; else
-		echo "not ok $n - $3"
-		echo "#   got:  '$1'"
-		echo "#   want: '$2'"
-	fi
-}
+. "$top/tests/lib/tap.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -107,4 +95,4 @@ is "$(complete_words tpstat -l pelt_c)" pelt_cfs_tp "tpstat -l GLOB: tracepoint 
 is "$(complete_words cookie-gend "")" "" "cookie-gend takes no operands: nothing offered"
 ok $(complete_words tpstat sched_switch -- ech | grep -qx echo; echo $?) "tpstat TP -- CMD: commands"
 ok $(complete_words eht-hosts -j -- ech | grep -qx echo; echo $?) "eht-hosts -- CMD: commands"
-echo "1..$n"
+done_testing

@@ -2,26 +2,8 @@
 # cookie and cookie-gend usage errors on the host (--decode, --node-id and the rest): every bad value exits 2 with a
 # one-line reason before anything is loaded, and --decode splits a cookie exactly as the
 # drawers lay it out (node << 48 | sequence). Run as nobody: nothing can load BPF here.
-n=0
-asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
-usage_error() {	# WANT_TEXT TOOL ARGS...
-	local want=$1 tool=$2; shift 2
-	n=$((n + 1))
-	out=$(asnobody "$BUILD/$tool" "$@" 2>&1 </dev/null)
-	rc=$?
-	# argp's own errors add its standard "Try `TOOL --help'" line.
-	if [ "$rc" = 2 ] && grep -q -- "$want" <<<"$out" && [ "$(grep -vc '^Try `' <<<"$out")" = 1 ]; then
-		echo "ok $n - $tool $(cut -c1-80 <<<"$*") -> exit 2: $(head -n1 <<<"$out" | cut -c1-160)"
-	else
-		echo "not ok $n - $tool $(cut -c1-80 <<<"$*") -> want exit 2 and one line '$want', got $rc"
-		printf '%s\n' "$out" | sed 's/^/#   /'
-	fi
-}
-is() {
-	n=$((n + 1))
-	if [ "$1" = "$2" ]; then echo "ok $n - $3 ($1)"; else
-		echo "not ok $n - $3"; echo "#   got:  '$1'"; echo "#   want: '$2'"; fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
+usage_error() { usage_case 2 "$1" as_nobody "$BUILD/$2" "${@:3}"; }	# WANT_TEXT TOOL ARGS...
 
 # cookie-gend --node-id: the node file's own parser, 0 to 65535, nothing else.
 for v in -1 65536 4294967296 18446744073709551616 007 00 +5 ' 5' '5 ' 5x 0x10 '' 1e3 \
@@ -53,20 +35,20 @@ for o in "-n 3" "--pid 1" --stats --follow "-c 1" --fast --socket-only "--socket
 done
 
 # cookie --decode: what the drawers lay out, text and JSON.
-is "$(asnobody "$BUILD/cookie" --decode 84442493013196801)" \
+is "$(as_nobody "$BUILD/cookie" --decode 84442493013196801)" \
 	"$(printf 'cookie         84442493013196801\nnode           300\nsequence       1')" \
 	"cookie --decode (300 << 48) + 1: node 300, sequence 1"
-is "$(asnobody "$BUILD/cookie" --decode 5 -j)" '{"cookie":5,"node":0,"sequence":5}' \
+is "$(as_nobody "$BUILD/cookie" --decode 5 -j)" '{"cookie":5,"node":0,"sequence":5}' \
 	"cookie --decode 5 -j: node 0's cookies are the plain sequence"
-is "$(asnobody "$BUILD/cookie" -j --decode 18446744073709551615)" \
+is "$(as_nobody "$BUILD/cookie" -j --decode 18446744073709551615)" \
 	'{"cookie":18446744073709551615,"node":65535,"sequence":281474976710655}' \
 	"cookie -j --decode 2^64 - 1: node 65535, the last sequence"
-is "$(asnobody "$BUILD/cookie" --decode 281474976710657 -j)" \
+is "$(as_nobody "$BUILD/cookie" --decode 281474976710657 -j)" \
 	'{"cookie":281474976710657,"node":1,"sequence":1}' "cookie --decode 2^48 + 1: node 1's first cookie"
-is "$(asnobody "$BUILD/cookie" --decode 281474976710655 -j)" \
+is "$(as_nobody "$BUILD/cookie" --decode 281474976710655 -j)" \
 	'{"cookie":281474976710655,"node":0,"sequence":281474976710655}' \
 	"cookie --decode 2^48 - 1: still node 0 (no carry into the node bits)"
-out=$(asnobody "$BUILD/cookie" --decode 84442493013196801 -j | jq -e '.node == 300 and .sequence == 1')
+out=$(as_nobody "$BUILD/cookie" --decode 84442493013196801 -j | jq -e '.node == 300 and .sequence == 1')
 is "$?/$out" "0/true" "the JSON is valid for jq"
 
 # The other usage errors of both tools: one line naming the tool, exit 2.
@@ -77,4 +59,4 @@ usage_error "^cookie: invalid count '65537'" cookie -n 65537
 usage_error "^cookie: invalid PID 'abc'" cookie --pid abc
 usage_error "^cookie: invalid event count '0'" cookie --follow -c 0
 usage_error "^cookie: unrecognized option" cookie --bogus
-echo "1..$n"
+done_testing

@@ -2,20 +2,8 @@
 # counter's -d, on the host as nobody: out-of-range durations are usage errors (exit 2, one
 # line) before anything is loaded; fractions are fine (the run loop's deadline is a double).
 bin=$BUILD/counter
-n=0
-expect() {
-	local want=$1; shift
-	n=$((n + 1))
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups -- "$bin" "$@" 2>&1 </dev/null)
-	rc=$?
-	# argp_error adds its standard "Try `counter --help'" line.
-	if [ "$rc" = 2 ] && [ "$(grep -vc '^Try `' <<<"$out")" = 1 ] && grep -q -- "$want" <<<"$out"; then
-		echo "ok $n - counter $* -> exit 2: $(head -n1 <<<"$out")"
-	else
-		echo "not ok $n - counter $* -> want exit 2 and one line '$want', got $rc"
-		sed 's/^/#   /' <<<"$out"
-	fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
+expect() { usage_case 2 "$1" as_nobody "$bin" "${@:2}"; }	# WANT_TEXT ARGS...
 expect "invalid duration '0'" -d 0
 expect "invalid duration '4294967296': a number of seconds, more than 0 and at most 10000000" -d 4294967296
 expect "invalid duration '10000001'" -d 10000001
@@ -26,11 +14,7 @@ expect "unexpected argument 'foo'" foo
 expect "unrecognized option" --bogus
 
 # A fraction is accepted: the next check (tpgen not loaded on the host) is what fails.
-n=$((n + 1))
-out=$(setpriv --reuid=65534 --regid=65534 --clear-groups -- "$bin" -d 0.5 2>&1 </dev/null)
-if [ $? = 1 ] && grep -q "load the module first" <<<"$out"; then
-	echo "ok $n - counter -d 0.5 parses (then: $out)"
-else
-	echo "not ok $n - counter -d 0.5 should parse"; sed 's/^/#   /' <<<"$out"
-fi
-echo "1..$n"
+out=$(as_nobody "$bin" -d 0.5 2>&1 </dev/null)
+[ $? = 1 ] && grep -q "load the module first" <<<"$out"
+ok $? "counter -d 0.5 parses (then: $out)"
+done_testing

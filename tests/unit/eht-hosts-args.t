@@ -3,23 +3,8 @@
 # anything is loaded, and a kernel without the br_eht_* tracepoints gets exit 1 with one
 # line naming the kernel patch. Run as nobody, so nothing could ever load BPF here.
 bin=$BUILD/eht-hosts
-n=0
-asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$bin" "$@"; }
-expect() {
-	local want_rc=$1 want=$2
-	shift 2
-	n=$((n + 1))
-	out=$(asnobody "$@" 2>&1 </dev/null)
-	rc=$?
-	# argp's own errors add its standard "Try `eht-hosts --help'" line.
-	if [ "$rc" = "$want_rc" ] && [ "$(grep -vc '^Try `' <<<"$out")" = 1 ] && grep -q -- "$want" <<<"$out"; then
-		out=$(head -n1 <<<"$out")
-		echo "ok $n - eht-hosts $* -> exit $rc: $out"
-	else
-		echo "not ok $n - eht-hosts $* -> want exit $want_rc and one line with '$want', got $rc"
-		printf '%s\n' "$out" | sed 's/^/#   /'
-	fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
+expect() { usage_case "$1" "$2" as_nobody "$bin" "${@:3}"; }	# WANT_RC WANT_TEXT ARGS...
 expect 2 "invalid interval '0'" -w -i 0
 expect 2 "invalid interval 'abc'" -w -i abc
 expect 2 "invalid duration '-5'" -d -5
@@ -38,22 +23,16 @@ expect 2 "--textfile: an empty path" --textfile ''
 expect 2 "it takes only -j" -s --listen 127.0.0.1:9100
 expect 2 "it takes only -j" -s --textfile /tmp/x.prom
 
-n=$((n + 1))
 out=$("$bin" --help)
-if [ $? = 0 ] && grep -q EXAMPLES <<<"$out" && grep -q -- '-- CMD' <<<"$out" &&
-	[ "$(awk 'length > 79' <<<"$out" | wc -l)" = 0 ]; then
-	echo "ok $n - --help shows usage, examples, and no line wider than 79 columns"
-else
-	echo "not ok $n - --help shows usage, examples, and no line wider than 79 columns"
-fi
+[ $? = 0 ] && grep -q EXAMPLES <<<"$out" && grep -q -- '-- CMD' <<<"$out" &&
+	[ "$(awk 'length > 79' <<<"$out" | wc -l)" = 0 ]
+ok $? "--help shows usage, examples, and no line wider than 79 columns"
 
 # This host's kernel is not ours: unless it has the tracepoints, eht-hosts must say so.
-n=$((n + 1))
 if grep -qa btf_trace_br_eht_host_create /sys/kernel/btf/vmlinux /sys/kernel/btf/bridge 2>/dev/null; then
-	echo "ok $n # skip this host's kernel has the br_eht_* tracepoints"
+	skip "this host's kernel has the br_eht_* tracepoints"
 else
-	n=$((n - 1))
 	expect 1 "has no bridge EHT tracepoints (br_eht_\*): they come from bareatom's kernel patch" -d 1
 	expect 1 "has no bridge EHT tracepoints" -- true
 fi
-echo "1..$n"
+done_testing

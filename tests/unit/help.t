@@ -12,7 +12,7 @@
 #
 # Runs the tools only for --help and --usage, as nobody when run as root: argp prints them
 # and exits while parsing, before any BPF is set up.
-. "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 
 run() {
 	if [ "$(id -u)" = 0 ]; then

@@ -9,11 +9,10 @@
 # requires and, reading `# TYPE x counter` before `x_total` samples, calls them untyped.
 bin=$BUILD/tests/unit/metrics-writer
 omcheck=$(dirname "$0")/../vm/om-check
-out=$("$bin" 2>/dev/null)
+. "$(dirname "$0")/../lib/tap.sh"
+tap_subtest "$bin" 2>/dev/null
 rc=$?
-printf '%s\n' "$out" | grep -v '^1\.\.'
-n=$(grep -cE '^(not )?ok ' <<<"$out")
-t() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; printf '#   %s\n' "${@:3}"; fi; }
+t() { ok "$2" "$1" "${@:3}"; }	# DESCRIPTION STATUS [DETAIL...]
 uout=$("$bin-ubsan" 2>&1); urc=$?
 t "built with UBSan (float-cast-overflow too): every check passes, no undefined behaviour" "$urc" \
 	"$(grep -E 'runtime error|^not ok' <<<"$uout" | head -n 3)"
@@ -37,5 +36,5 @@ t "the OpenMetrics parser fails a histogram with _sum beside a negative bucket" 
 	"$([ "$prc" = 1 ]; echo $?)" "$lint"
 lint=$(printf '# TYPE x gauge\nx{a="1"} 1\nx{a="1"} 2\n# EOF\n' | "$omcheck" 2>&1); prc=$?
 t "om-check fails a series given twice" "$([ "$prc" = 1 ]; echo $?)" "$lint"
-echo "1..$n"
+done_testing
 [ "$rc" = 0 ]

@@ -3,7 +3,7 @@
 # interpreter, no shared library needed: what lets it run on a host without libbpf), and each
 # runs: --help prints its usage. The dynamic build is the control: the same checks see its
 # interpreter and libraries. The tools' real work on a kernel is tests/stock/static.t's.
-. "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 tools="tpstat cookie cookie-gend eht-hosts"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT

@@ -5,7 +5,7 @@
 # line cached it needs no network and takes that one, never a cached kernel of the other line.
 # Everything lives in a scratch cache (BAREATOM_CACHE) whose apt source is a closed local
 # port: nothing is fetched, and the machine's apt and cache are not touched.
-. "$(dirname "$0")/../vm/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

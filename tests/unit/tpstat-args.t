@@ -2,21 +2,8 @@
 # tpstat's command line, on the host: every usage error exits 2 with a one-line reason
 # before anything is loaded. Run as nobody, so nothing could ever load BPF into this kernel.
 tpstat=$BUILD/tpstat
-n=0
-asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$tpstat" "$@"; }
-usage_error() {
-	local want=$1; shift
-	n=$((n + 1))
-	out=$(asnobody "$@" 2>&1 </dev/null)
-	rc=$?
-	# argp's own errors add its standard "Try `tpstat --help'" line.
-	if [ "$rc" = 2 ] && grep -q -- "$want" <<<"$out" && [ "$(grep -vc '^Try `' <<<"$out")" = 1 ]; then
-		echo "ok $n - tpstat $(cut -c1-100 <<<"$*") -> exit 2: $(head -n1 <<<"$out" | cut -c1-160)"
-	else
-		echo "not ok $n - tpstat $(cut -c1-100 <<<"$*") -> want exit 2 and one line '$want', got $rc"
-		printf '%s\n' "$out" | sed 's/^/#   /'
-	fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
+usage_error() { usage_case 2 "$1" as_nobody "$tpstat" "${@:2}"; }	# WANT_TEXT ARGS...
 usage_error "invalid interval '0'" -i 0 sched_switch
 usage_error "invalid interval '-1'" -i -1 sched_switch
 usage_error "invalid interval 'abc'" -i abc sched_switch
@@ -130,29 +117,17 @@ usage_error "unknown tracepoint 'sh', which is a program: did you forget '--' be
 usage_error "unknown tracepoint '/bin/true', which is a program: did you forget '--'" sched_switch /bin/true
 
 for h in --help -h; do
-	n=$((n + 1))
 	out=$("$tpstat" $h)
-	if [ $? = 0 ] && grep -q -- '--hist TP:EXPR' <<<"$out" && grep -q -- '-o FILE' <<<"$out" &&
-	   grep -q -- '--by TP:KEY' <<<"$out"; then
-		echo "ok $n - tpstat $h: exit 0, USAGE names --hist, --by and -o"
-	else
-		echo "not ok $n - tpstat $h: exit 0, USAGE names --hist, --by and -o"
-	fi
+	[ $? = 0 ] && grep -q -- '--hist TP:EXPR' <<<"$out" && grep -q -- '-o FILE' <<<"$out" &&
+		grep -q -- '--by TP:KEY' <<<"$out"
+	ok $? "tpstat $h: exit 0, USAGE names --hist, --by and -o"
 done
 # A glob that matches nothing is an error alone: no table header on stdout before it.
-n=$((n + 1))
-out=$(asnobody -l 'no-such-tracepoint*' 2>"$BUILD/tpstat-args.err"); rc=$?
-if [ "$rc" = 1 ] && [ -z "$out" ] && grep -q "no tracepoint matches 'no-such-tracepoint\*'" "$BUILD/tpstat-args.err"; then
-	echo "ok $n - tpstat -l GLOB matching nothing: exit 1, one line, empty stdout"
-else
-	echo "not ok $n - tpstat -l GLOB matching nothing: exit 1, one line, empty stdout (rc $rc, stdout '$out')"
-fi
+out=$(as_nobody "$tpstat" -l 'no-such-tracepoint*' 2>"$BUILD/tpstat-args.err"); rc=$?
+[ "$rc" = 1 ] && [ -z "$out" ] && grep -q "no tracepoint matches 'no-such-tracepoint\*'" "$BUILD/tpstat-args.err"
+ok $? "tpstat -l GLOB matching nothing: exit 1, one line, empty stdout (rc $rc, stdout '$out')"
 
-n=$((n + 1))
 out=$("$tpstat" --help)
-if [ $? = 0 ] && grep -q EXAMPLES <<<"$out" && grep -q -- '-- CMD' <<<"$out"; then
-	echo "ok $n - --help shows usage and examples"
-else
-	echo "not ok $n - --help shows usage and examples"
-fi
-echo "1..$n"
+[ $? = 0 ] && grep -q EXAMPLES <<<"$out" && grep -q -- '-- CMD' <<<"$out"
+ok $? "--help shows usage and examples"
+done_testing

@@ -1,11 +1,10 @@
 #!/bin/bash
 # tpstat's output formatting: C checks, then the JSON lines validated and read back with jq.
 bin=$BUILD/tests/unit/tpstat-fmt
-out=$("$bin")
+. "$(dirname "$0")/../lib/tap.sh"
+tap_subtest "$bin"
 rc=$?
-printf '%s\n' "$out" | grep -v '^1\.\.'
-n=$(grep -cE '^(not )?ok ' <<<"$out")
-t() { n=$((n + 1)); if eval "$2" >/dev/null 2>&1; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+t() { eval "$2" >/dev/null 2>&1; ok $? "$1"; }	# DESCRIPTION SHELL-CHECK
 json=$("$bin" json)
 t "every JSON line parses (jq)" "printf '%s\n' \"\$json\" | jq -e . "
 t "command with quotes, backslash, newline, tab and control bytes round-trips" \
@@ -16,5 +15,5 @@ t "an event tracepoint is bare:false, an unhit one has first_cpu null" \
 	"head -n1 <<<\"\$json\" | jq -e '.tracepoints[1] | .bare == false and .first_cpu == null and .cpus == []'"
 t "final line: final and paused true, command null" \
 	"tail -n1 <<<\"\$json\" | jq -e '.final == true and .paused == true and .command == null and .interval == 3'"
-echo "1..$n"
+done_testing
 [ "$rc" = 0 ]

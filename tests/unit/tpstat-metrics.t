@@ -4,11 +4,10 @@
 # the OpenMetrics reference parser (tests/vm/om-check, which refuses a series given twice).
 bin=$BUILD/tests/unit/tpstat-metrics
 omcheck=$(dirname "$0")/../vm/om-check
-out=$("$bin" 2>/dev/null)
+. "$(dirname "$0")/../lib/tap.sh"
+tap_subtest "$bin" 2>/dev/null
 rc=$?
-printf '%s\n' "$out" | grep -v '^1\.\.'
-n=$(grep -cE '^(not )?ok ' <<<"$out")
-t() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; printf '#   %s\n' "${@:3}"; fi; }
+t() { ok "$2" "$1" "${@:3}"; }	# DESCRIPTION STATUS [DETAIL...]
 for c in lhist0 signed bigsum torn keys lhistwide cpus300 cpus1000; do
 	text=$("$bin" dump prom $c 2>&1); drc=$?
 	lint=$(promtool check metrics <<<"$text" 2>&1); prc=$?
@@ -17,5 +16,5 @@ for c in lhist0 signed bigsum torn keys lhistwide cpus300 cpus1000; do
 	lint=$("$omcheck" <<<"$text" 2>&1); prc=$?
 	t "$c: the OpenMetrics parser passes the OpenMetrics exposition" "$((drc || prc))" "$lint"
 done
-echo "1..$n"
+done_testing
 [ "$rc" = 0 ]

@@ -4,7 +4,7 @@
 # bpftool equal what tpstat prints, and the links name the tracepoints.
 # cookie-gend's pins come from its unit, so the runner boots systemd for this:
 # run-vm: systemd
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 expect=$(dirname "$0")/atomics.expect
 modprobe tpgen
 

@@ -6,7 +6,7 @@
 # highwater and next carry the node (a daemon of node 300), rate-limit refusals are counted.
 # promtool comes from the host's prometheus package through run-vm --share
 # (tests/run-all shares build/share; /mnt/share/prometheus/promtool in the guest).
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/cookie.sh"
 port=9464
 textfile=/run/bareatom/metrics/cookie-gend.prom

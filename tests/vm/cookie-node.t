@@ -4,7 +4,7 @@
 # and refuses another with exit 78, changing nothing; at the top of a node's range every
 # drawer is refused and nothing is wrapped into the next node. Leaves the system's
 # cookie-gend running as it found it.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/cookie.sh"
 work=$(mktemp -d)
 sock=$work/node.sock

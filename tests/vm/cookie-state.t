@@ -7,7 +7,7 @@
 # recovers, pins of a different program are replaced, per-uid bounds keep root served,
 # unfinished lines time out, fast-path draws are bounded, and no file that is not a socket
 # is ever removed. Leaves the system's cookie-gend running as it found it.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 pins=/sys/fs/bpf/bareatom/cookie
 work=$(mktemp -d)
 sock=$work/test.sock

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by the cookie-gend VM tests (after tap.sh): the systemd service run with extra
+# Sourced by the cookie-gend VM tests (after tests/lib/tap.sh): the systemd service run with extra
 # arguments, and the daemon's statistics.
 
 wait_daemon() {	# until the socket answers STATS again (after a restart)

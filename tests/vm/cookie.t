@@ -2,7 +2,7 @@
 # cookie-gend in the guest: the systemd service, the socket, the fast path, task cookies,
 # uniqueness under a storm of all of them at once (with a SIGKILL of the daemon in the
 # middle), and the client's errors.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/cookie.sh"
 pins=/sys/fs/bpf/bareatom/cookie
 sock=/run/bareatom/cookie.sock
@@ -149,12 +149,8 @@ ok $? "rmmod tpgen"
 fails_with() {	# WANT_RC TEXT DESCRIPTION CMD...
 	local rc want=$1 text=$2 what=$3; shift 3
 	out=$("$@" 2>&1 >/dev/null); rc=$?
-	if [ "$rc" = "$want" ] && grep -q -- "$text" <<<"$out"; then
-		echo "ok $((tap_n += 1)) - $what: exit $rc, '$out'"
-	else
-		echo "not ok $((tap_n += 1)) - $what: want exit $want and '$text'"
-		echo "#   got exit $rc: $out"
-	fi
+	[ "$rc" = "$want" ] && grep -q -- "$text" <<<"$out"
+	ok $? "$what: exit $rc, '$out'" "want exit $want and '$text'"
 }
 fails_with 2 "invalid count '0'" "cookie -n 0" cookie -n 0
 fails_with 2 "invalid count '65537'" "cookie -n 65537" cookie -n 65537

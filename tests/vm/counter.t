@@ -1,7 +1,7 @@
 #!/bin/bash
 # The minimal BPF counter (one atomic add in .bss, read through the mmapped map) against
 # tpgen's exact stats, with tpgen_a fired on every CPU at once.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 
 modprobe tpgen
 ncpu=$(nproc)

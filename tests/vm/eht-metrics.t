@@ -5,7 +5,7 @@
 # a group that fast leave deletes leaves the exposition; promtool passes it; the textfile
 # holds the final table. promtool and the OpenMetrics reference parser (om-check) are shared
 # in by tests/run-all.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 promtool=/mnt/share/prometheus/promtool
 G=239.1.1.1 S1=192.0.2.1 S2=192.0.2.2 S3=192.0.2.3
 work=$(mktemp -d)

@@ -16,7 +16,7 @@
 # The hosts' kernels have IPv6 off and join nothing, so every report comes from igmp-send,
 # which returns only once br0 has snooped its report (it waits for it to come up br0).
 # Long last-member and membership intervals keep the bridge's timers out of the test.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 me=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 PIN=/sys/fs/bpf/bareatom/eht
 TPS="br_eht_host_create br_eht_host_destroy br_eht_host_filter_mode br_eht_set_entry_create br_eht_set_entry_delete br_eht_fast_leave"

@@ -5,7 +5,7 @@
 # head's 2 s deadline. The bound tells the two designs apart: a server that waits for an idle
 # client's deadline takes at least 2 s per client ahead of the scrape; one that serves side by
 # side answers in milliseconds, here under TCG too.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/cookie.sh"
 work=$(mktemp -d)
 modprobe tpgen

@@ -6,7 +6,7 @@
 # with cookies above every one handed out before, so the tests after this one find the suite
 # as it was.
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/tap.sh"
+. "$here/../lib/tap.sh"
 
 deb=$(ls /usr/lib/bareatom/deb/bareatom_*_amd64.deb 2>/dev/null | head -n1)
 version=$(dpkg-deb -f "$deb" Version 2>/dev/null)

@@ -3,7 +3,7 @@
 # removed by the next run (its links detached, with one notice), and of two instances
 # started together exactly one owns the pins: the other exits 1 with one line naming it and
 # removes nothing; the winner's pins stay while it runs and go when it exits.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 modprobe tpgen
 TP=/sys/fs/bpf/bareatom/tpstat
 EHT=/sys/fs/bpf/bareatom/eht

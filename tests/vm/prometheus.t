@@ -7,7 +7,7 @@
 # is also the check of our OpenMetrics text by Prometheus' own parser, beside the reference
 # one (om-check) on what the tools serve: tpstat with an --lhist from 0 and a signed --hist,
 # cookie-gend with its histogram.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/cookie.sh"	# its set_daemon_args needs systemd:
 # run-vm: systemd
 prom=/mnt/share/prometheus/prometheus

@@ -4,7 +4,7 @@
 # of progs/atomics.c, compiled by clang -mcpu=v3 -DENABLE_ATOMICS_TESTS, with BPF_PROG_TEST_RUN
 # and checks every value they leave. Each subtest must be OK, none skipped: without atomics
 # support in clang the whole test would be skipped, which is a failure here.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 dir=/usr/lib/bareatom/tests/selftests
 subtests=$dir/atomics-subtests
 

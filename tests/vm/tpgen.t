@@ -1,6 +1,6 @@
 #!/bin/bash
 # tpgen: debugfs control, exact stats, and rejection of bad writes (nothing fired for them).
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 
 # last KEY: one field of tpgen's last file (the most recent fire)
 last() { tr ' ' '\n' <"$TPGEN/last" | sed -n "s/^$1=//p"; }

@@ -4,7 +4,7 @@
 # every key's count are compared with what was fired, exactly; a full key table counts what
 # found no slot; the kernel's own pelt_cfs_tp util_avg is a plausible PELT value with samples =
 # count; errors name what exists instead.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 modprobe tpgen
 ncpu=$(nproc)
 final() { grep '"final":true' <<<"$1"; }

@@ -6,7 +6,7 @@
 # OpenMetrics reference parser (om-check) on every OpenMetrics exposition: histograms
 # signed and unsigned, --lhist from 0 and over the whole signed range, empty and busy, --by
 # keys of processes named "other" and of invalid UTF-8, scrapes while a million events fire.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 promtool=/mnt/share/prometheus/promtool
 omcheck=$(dirname "$0")/om-check
 work=$(mktemp -d)

@@ -3,7 +3,7 @@
 # views: -- CMD counts its process tree only, -a system wide, -p/-t/-G their tasks; misses
 # of 6.1's recursion check make count + missed = hits; the final read follows every
 # in-flight run; -A rows add up, CSV parses back, -r means equal the runs.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 modprobe tpgen
 ncpu=$(nproc)
 w=$(mktemp -d)

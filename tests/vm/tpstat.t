@@ -1,7 +1,7 @@
 #!/bin/bash
 # tpstat in the guest: exact counts against tpgen's stats, interval deltas, CPU sets, the
 # kernel's own bare tracepoints, agreement with perf, pausing, and every error case.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 modprobe tpgen
 ncpu=$(nproc)
 allcpus=$(seq -s, 0 $((ncpu - 1)))

@@ -6,7 +6,7 @@
 # 0 FAILED". The cases' indices in test_verifier's table were found at build time from the same
 # sources (tests/selftests/list-cases.c); the description test_verifier prints next to each
 # index is compared here with the expected one, so a shifted index cannot pass.
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 dir=/usr/lib/bareatom/tests/selftests
 tv=$dir/test_verifier
 cases=$dir/atomic-cases
@@ -41,10 +41,9 @@ for file in $(cut -f2 "$cases" | uniq); do
 			want=$((want + 1))
 			r=${got["#$idx/$m"]-}
 			if [[ $r == "$descr OK" || $r =~ ^"$descr "[0-9]+" cases OK"$ ]]; then
-				echo "ok $((tap_n += 1)) - $file #$idx/$m $descr"
+				ok 0 "$file #$idx/$m $descr"
 			else
-				echo "not ok $((tap_n += 1)) - $file #$idx/$m $descr"
-				echo "#   got: '${r:-no result line}'"
+				ok 1 "$file #$idx/$m $descr" "got: '${r:-no result line}'"
 				[ "$m" = p ] && "$tv" -v "$idx" 2>&1 | head -n 40 | sed 's/^/#   /'
 			fi
 		done
