@@ -30,7 +30,7 @@ SBIN_TOOLS := tpstat cookie-gend eht-hosts
 BIN_TOOLS := cookie
 GUEST_TOOLS := counter
 TOOLS := $(GUEST_TOOLS) $(SBIN_TOOLS) $(BIN_TOOLS)
-# The helpers every tool links: one file per topic (src/util.h lists them).
+# The helpers every tool links: one file and header per topic (include the one you use).
 UTIL := $(addprefix $(BUILD)/,bpf_util.o cli.o clock.o cmd.o json.o)
 # The metrics exporter (--listen, --textfile) of tools on the run loop.
 METRICS := $(addprefix $(BUILD)/,metrics_export.o metrics_textfile.o http_serve.o metrics.o)

@@ -319,7 +319,7 @@ static void report(struct state *s, struct tpstat_report *r)
 	s->prev = s->shown;
 	r->n = env.n;
 	r->rows = s->rows;
-	r->ts = util_wallclock();
+	r->ts = clock_wallclock();
 	r->target = s->target;
 	r->csv = env.csv;
 	r->per_cpu = env.per_cpu;
@@ -451,7 +451,7 @@ static pid_t start_command(struct state *s, struct runloop *rl)
 			go = false;
 		}
 	}
-	util_release_command(gate, go);
+	cmd_release(gate, go);
 	return child;
 }
 
@@ -484,7 +484,7 @@ static int run(struct state *s)
 	if (!env.json && !env.csv && env.interval)
 		fmt_interval_header(s->out);
 	last = rl.start;
-	run_t0 = util_now();
+	run_t0 = clock_now();
 	if (env.command && start_command(s, &rl) < 0) {
 		runloop_finish(&rl);
 		return 1;
@@ -512,7 +512,7 @@ static int run(struct state *s)
 			for (int i = 0; i < env.n; i++)
 				run_start[i] = total(&s->shown, i);
 			if (s->nruns < runs && rl.cmd_status == 0 && !rl.interrupted) {
-				run_t0 = util_now();
+				run_t0 = clock_now();
 				if (start_command(s, &rl) < 0)
 					runloop_stop(&rl);
 			} else {
@@ -537,7 +537,7 @@ static int run(struct state *s)
 	}
 
 	detach_all(s);
-	now = util_now();
+	now = clock_now();
 	if (paused_at)
 		r.paused_secs += now - paused_at;
 	/*
@@ -647,7 +647,7 @@ int main(int argc, char **argv)
 				     metrics_snapshot, &s);
 	if (status)
 		goto out_list;
-	util_join_command(env.command, s.command, sizeof(s.command));
+	cmd_join(env.command, s.command, sizeof(s.command));
 	/* The report never shares a stream with CMD's output (tpstat(8), OUTPUT). */
 	if (env.output && (!strcmp(env.output, "-") || !strcmp(env.output, "/dev/stdout"))) {
 		/* Not reopened: a file stdout points to would be truncated and written over. */
@@ -699,7 +699,7 @@ int main(int argc, char **argv)
 	err = tpstat_bpf__load(s.skel);
 	if (err) {
 		fprintf(stderr, "tpstat: cannot load the BPF programs: %s\n", util_bpf_load_hint(err));
-		status = err == -EPERM || err == -EACCES ? EXIT_USAGE : 1;
+		status = util_bpf_exit_status(err);
 		goto out;
 	}
 	status = tpstat_set_targets(s.skel, s.task_links);

@@ -108,7 +108,7 @@ static int name_index(const char *name)
 		if (!strcmp(env.names[i], name))
 			return i;
 	if (env.n == TPSTAT_MAX_TP)
-		util_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
+		cli_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
 	env.names[env.n] = (char *)name;
 	return env.n++;
 }
@@ -122,9 +122,9 @@ static char *split_tp(char *arg, char *tp, size_t len, const char *opt, const ch
 	char *colon = strchr(arg, ':');
 
 	if (!colon || colon == arg || !colon[1])
-		util_usage_error("tpstat", "invalid --%s '%s': %s", opt, arg, form);
+		cli_usage_error("tpstat", "invalid --%s '%s': %s", opt, arg, form);
 	if ((size_t)(colon - arg) >= len)
-		util_usage_error("tpstat", "--%s '%s': tracepoint name too long", opt, arg);
+		cli_usage_error("tpstat", "--%s '%s': tracepoint name too long", opt, arg);
 	memcpy(tp, arg, colon - arg);
 	tp[colon - arg] = '\0';
 	return colon + 1;
@@ -134,7 +134,7 @@ static char *split_tp(char *arg, char *tp, size_t len, const char *opt, const ch
 static void parse_hist(char *arg)
 {
 	if (env.nhist == TPSTAT_MAX_HIST)
-		util_usage_error("tpstat", "too many --hist: at most %d", TPSTAT_MAX_HIST);
+		cli_usage_error("tpstat", "too many --hist: at most %d", TPSTAT_MAX_HIST);
 	env.hist[env.nhist].expr = split_tp(arg, env.hist[env.nhist].tp, sizeof(env.hist[0].tp),
 					    "hist", "TRACEPOINT:EXPR, as in tpgen_a:seq or "
 					    "pelt_cfs_tp:cfs_rq->avg.util_avg");
@@ -149,8 +149,8 @@ static long long parse_ll(const char *s, const char *arg, const char *what)
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (errno || end == s || *end)
-		util_usage_error("tpstat", "invalid --lhist '%s': %s '%s' is not a whole number", arg,
-				 what, s);
+		cli_usage_error("tpstat", "invalid --lhist '%s': %s '%s' is not a whole number", arg,
+				what, s);
 	return v;
 }
 
@@ -162,23 +162,23 @@ static void parse_lhist(char *arg)
 	unsigned long long n;
 
 	if (!copy)
-		util_usage_error("tpstat", "out of memory");
+		cli_usage_error("tpstat", "out of memory");
 	for (int k = 2; k >= 0; k--) {
 		p[k] = strrchr(copy, ':');
 		if (!p[k])
-			util_usage_error("tpstat", "invalid --lhist '%s': TRACEPOINT:EXPR:MIN:MAX:STEP, "
-					 "as in pelt_cfs_tp:util:0:1024:64", arg);
+			cli_usage_error("tpstat", "invalid --lhist '%s': TRACEPOINT:EXPR:MIN:MAX:STEP, "
+					"as in pelt_cfs_tp:util:0:1024:64", arg);
 		*p[k]++ = '\0';
 	}
 	l.min = parse_ll(p[0], arg, "MIN");
 	l.max = parse_ll(p[1], arg, "MAX");
 	l.step = parse_ll(p[2], arg, "STEP");
 	if (l.max <= l.min || l.step <= 0)
-		util_usage_error("tpstat", "invalid --lhist '%s': MIN < MAX and STEP > 0", arg);
+		cli_usage_error("tpstat", "invalid --lhist '%s': MIN < MAX and STEP > 0", arg);
 	n = fmt_lhist_steps(l.min, l.max, l.step);
 	if (n > TPSTAT_LHIST_MAX)
-		util_usage_error("tpstat", "--lhist '%s': %llu buckets, at most %d: a larger STEP", arg,
-				 n, TPSTAT_LHIST_MAX);
+		cli_usage_error("tpstat", "--lhist '%s': %llu buckets, at most %d: a larger STEP", arg,
+				n, TPSTAT_LHIST_MAX);
 	parse_hist(copy);	/* TP:EXPR; copy stays: env keeps pointers into it */
 	env.hist[env.nhist - 1].linear = true;
 	env.hist[env.nhist - 1].lmin = l.min;
@@ -196,12 +196,12 @@ static void parse_by(char *arg)
 	const char *key;
 
 	if (env.nby == TPSTAT_MAX_BY)
-		util_usage_error("tpstat", "too many --by: at most %d", TPSTAT_MAX_BY);
+		cli_usage_error("tpstat", "too many --by: at most %d", TPSTAT_MAX_BY);
 	key = split_tp(arg, env.by[env.nby].tp, sizeof(env.by[0].tp), "by", "TRACEPOINT:KEY, KEY "
 		       "one of cpu, comm, pid, cgroup or a field EXPR, as in sched_switch:comm");
 	if (strchr(key, ','))
-		util_usage_error("tpstat", "--by '%s': one key per --by (a list of keys is not "
-				 "supported yet); give --by once per key", arg);
+		cli_usage_error("tpstat", "--by '%s': one key per --by (a list of keys is not "
+				"supported yet); give --by once per key", arg);
 	env.by[env.nby].key = key;
 	env.by[env.nby].kind = TPSTAT_KEY_EXPR;
 	for (int k = 0; k < (int)(sizeof(names) / sizeof(names[0])); k++)
@@ -216,7 +216,7 @@ static void parse_cpus(const char *arg)
 	const char *p = arg;
 
 	if (env.cpu_list)
-		util_usage_error("tpstat", "-C is given once, as a list like 0,2-3");
+		cli_usage_error("tpstat", "-C is given once, as a list like 0,2-3");
 	env.cpu_list = arg;
 	do {
 		long lo, hi;
@@ -230,8 +230,8 @@ static void parse_cpus(const char *arg)
 		}
 		if (errno || end == p || (*end && *end != ',') || *p == '+' || *p == '-' || *p == ' ' ||
 		    lo < 0 || hi < lo || hi >= TPSTAT_MAX_CPUS)
-			util_usage_error("tpstat", "invalid CPU list '%s': CPUs from 0 to %d, single or as "
-					 "ranges LOW-HIGH, separated by commas", arg, TPSTAT_MAX_CPUS - 1);
+			cli_usage_error("tpstat", "invalid CPU list '%s': CPUs from 0 to %d, single or as "
+					"ranges LOW-HIGH, separated by commas", arg, TPSTAT_MAX_CPUS - 1);
 		for (long c = lo; c <= hi; c++)
 			env.cpu_set[c / 64] |= 1ULL << (c % 64);
 		p = *end ? end + 1 : end;
@@ -244,7 +244,7 @@ static void parse_targets(const char *arg, const char *what)
 	const char *p = arg;
 
 	if (env.ntargets)
-		util_usage_error("tpstat", "-p and -t are given once, as a comma-separated list");
+		cli_usage_error("tpstat", "-p and -t are given once, as a comma-separated list");
 	do {
 		char *end;
 		long v;
@@ -253,10 +253,10 @@ static void parse_targets(const char *arg, const char *what)
 		v = strtol(p, &end, 10);
 		if (errno || end == p || (*end && *end != ',') || v < 1 || v > 4194304 || *p == '+' ||
 		    *p == '-' || *p == ' ')
-			util_usage_error("tpstat", "invalid %s list '%s': whole numbers from 1 to 4194304, "
-					 "separated by commas", what, arg);
+			cli_usage_error("tpstat", "invalid %s list '%s': whole numbers from 1 to 4194304, "
+					"separated by commas", what, arg);
 		if (env.ntargets == MAX_TARGETS)
-			util_usage_error("tpstat", "too many %ss: at most %d", what, MAX_TARGETS);
+			cli_usage_error("tpstat", "too many %ss: at most %d", what, MAX_TARGETS);
 		env.targets[env.ntargets++] = (int)v;
 		p = *end ? end + 1 : end;
 	} while (*p);
@@ -293,8 +293,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		errno = 0;
 		env.top = strtol(arg, &end, 10);
 		if (errno || end == arg || *end || env.top < 1 || env.top > TPSTAT_BY_ENTRIES)
-			util_usage_error("tpstat", "invalid --top '%s': a whole number from 1 to %d", arg,
-					 TPSTAT_BY_ENTRIES);
+			cli_usage_error("tpstat", "invalid --top '%s': a whole number from 1 to %d", arg,
+					TPSTAT_BY_ENTRIES);
 		break;
 	case OPT_LISTEN:
 		env.listen = cli_listen_option("tpstat", arg);
@@ -326,34 +326,34 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'x':
 		if (!*arg || strlen(arg) > 8)
-			util_usage_error("tpstat", "invalid separator '%s': 1 to 8 characters", arg);
+			cli_usage_error("tpstat", "invalid separator '%s': 1 to 8 characters", arg);
 		env.csv = arg;
 		break;
 	case 'r':
 		errno = 0;
 		env.repeat = strtol(arg, &end, 10);
 		if (errno || end == arg || *end || env.repeat < 1 || env.repeat > MAX_REPEAT)
-			util_usage_error("tpstat", "invalid repeat count '%s': a whole number from 1 to %d",
-					 arg, MAX_REPEAT);
+			cli_usage_error("tpstat", "invalid repeat count '%s': a whole number from 1 to %d",
+					arg, MAX_REPEAT);
 		break;
 	case 'i':
 	case 'I':
 		if (env.interval)
-			util_usage_error("tpstat", "-i and -I set the same interval: give one of them once");
+			cli_usage_error("tpstat", "-i and -I set the same interval: give one of them once");
 		if (key == 'i') {
-			env.interval = util_parse_interval("tpstat", arg);
+			env.interval = cli_parse_interval("tpstat", arg);
 			break;
 		}
 		errno = 0;
 		ms = strtol(arg, &end, 10);
 		if (errno || end == arg || *end || ms < 1 || ms > 1000L * 1000 * 1000)
-			util_usage_error("tpstat", "invalid -I '%s': a whole number of milliseconds, at "
-					 "least 1", arg);
+			cli_usage_error("tpstat", "invalid -I '%s': a whole number of milliseconds, at "
+					"least 1", arg);
 		env.interval = ms / 1000.0;
 		break;
 	case 'o':
 		if (!*arg)
-			util_usage_error("tpstat", "-o needs a file name");
+			cli_usage_error("tpstat", "-o needs a file name");
 		env.output = arg;
 		break;
 	case OPT_APPEND:
@@ -366,33 +366,33 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
 	case 'd':
-		if (util_parse_seconds(arg, &env.duration))
-			util_usage_error("tpstat", "invalid duration '%s': a number of seconds > 0", arg);
+		if (cli_parse_seconds(arg, &env.duration))
+			cli_usage_error("tpstat", "invalid duration '%s': a number of seconds > 0", arg);
 		break;
 	case 'c':
 		errno = 0;
 		env.count = strtol(arg, &end, 10);
 		if (errno || end == arg || *end || env.count <= 0)
-			util_usage_error("tpstat", "invalid count '%s': a whole number > 0", arg);
+			cli_usage_error("tpstat", "invalid count '%s': a whole number > 0", arg);
 		if (env.count > MAX_COUNT)
-			util_usage_error("tpstat", "count %s is above the maximum of %ld intervals",
-					 arg, MAX_COUNT);
+			cli_usage_error("tpstat", "count %s is above the maximum of %ld intervals",
+					arg, MAX_COUNT);
 		break;
 	case ARGP_KEY_ARG:
 		if (env.list) {
 			if (env.glob)
-				util_usage_error("tpstat", "-l takes at most one GLOB");
+				cli_usage_error("tpstat", "-l takes at most one GLOB");
 			env.glob = arg;
 			break;
 		}
 		if (env.n == TPSTAT_MAX_TP)
-			util_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
+			cli_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
 		for (int i = 0; i < env.n; i++)
 			if (!strcmp(env.names[i], arg))
-				util_usage_error("tpstat", "tracepoint '%s' is named twice", arg);
+				cli_usage_error("tpstat", "tracepoint '%s' is named twice", arg);
 		if (strlen(arg) >= TP_NAME_LEN)
-			util_usage_error("tpstat", "tracepoint name too long (%zu bytes, at most %d): "
-					 "'%.40s...'", strlen(arg), TP_NAME_LEN - 1, arg);
+			cli_usage_error("tpstat", "tracepoint name too long (%zu bytes, at most %d): "
+					"'%.40s...'", strlen(arg), TP_NAME_LEN - 1, arg);
 		env.names[env.n++] = arg;
 		break;
 	case ARGP_KEY_END:
@@ -404,51 +404,51 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			for (int k = 0; k < h; k++)
 				if (!strcmp(env.hist[h].tp, env.hist[k].tp) &&
 				    !strcmp(env.hist[h].expr, env.hist[k].expr))
-					util_usage_error("tpstat", "%s:%s is given twice (--hist or --lhist): "
-							 "one histogram per expression", env.hist[h].tp,
-							 env.hist[h].expr);
+					cli_usage_error("tpstat", "%s:%s is given twice (--hist or --lhist): "
+							"one histogram per expression", env.hist[h].tp,
+							env.hist[h].expr);
 		for (int b = 0; b < env.nby; b++)
 			for (int k = 0; k < b; k++)
 				if (!strcmp(env.by[b].tp, env.by[k].tp) &&
 				    !strcmp(env.by[b].key, env.by[k].key))
-					util_usage_error("tpstat", "--by %s:%s is given twice", env.by[b].tp,
-							 env.by[b].key);
+					cli_usage_error("tpstat", "--by %s:%s is given twice", env.by[b].tp,
+							env.by[b].key);
 		/* A --hist tracepoint is counted too (its samples add up to its count). */
 		for (int h = 0; h < env.nhist && !env.list; h++)
 			env.hist[h].idx = name_index(env.hist[h].tp);
 		for (int b = 0; b < env.nby && !env.list; b++)
 			env.by[b].idx = name_index(env.by[b].tp);
 		if (env.top && !env.nby)
-			util_usage_error("tpstat", "--top chooses the keys --by shows: it needs --by");
+			cli_usage_error("tpstat", "--top chooses the keys --by shows: it needs --by");
 		if (!env.top)
 			env.top = 10;
 		if (env.list && (env.n || env.command || env.interval || env.duration || env.count ||
 				 env.nhist || env.nby || env.listen || env.textfile || env.output))
-			util_usage_error("tpstat", "-l takes no other options and no command");
+			cli_usage_error("tpstat", "-l takes no other options and no command");
 		if (env.bare_only && !env.list)
-			util_usage_error("tpstat", "--bare chooses what -l lists: it needs -l");
+			cli_usage_error("tpstat", "--bare chooses what -l lists: it needs -l");
 		if (env.append && !env.output)
-			util_usage_error("tpstat", "--append appends the report to -o FILE: it needs -o");
+			cli_usage_error("tpstat", "--append appends the report to -o FILE: it needs -o");
 		if (env.csv && (env.nhist || env.nby))
-			util_usage_error("tpstat", "-x has no columns for --%s: use -j, or the table",
-					 env.nhist ? (env.hist[0].linear ? "lhist" : "hist") : "by");
+			cli_usage_error("tpstat", "-x has no columns for --%s: use -j, or the table",
+					env.nhist ? (env.hist[0].linear ? "lhist" : "hist") : "by");
 		if (!env.list && !env.n)
-			util_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");
+			cli_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");
 		if (env.count && !env.interval)
-			util_usage_error("tpstat", "-c counts intervals: it needs -i");
+			cli_usage_error("tpstat", "-c counts intervals: it needs -i");
 		if ((env.ntargets != 0) + (env.cgroup != NULL) > 1)
-			util_usage_error("tpstat", "-p, -t and -G cannot be combined: name one target");
+			cli_usage_error("tpstat", "-p, -t and -G cannot be combined: name one target");
 		if (env.system_wide && env.ntargets)
-			util_usage_error("tpstat", "-a counts system wide: it cannot be combined with %s",
-					 env.tids ? "-t" : "-p");
+			cli_usage_error("tpstat", "-a counts system wide: it cannot be combined with %s",
+					env.tids ? "-t" : "-p");
 		if (env.repeat && !env.command)
-			util_usage_error("tpstat", "-r repeats a command: give one after --");
+			cli_usage_error("tpstat", "-r repeats a command: give one after --");
 		if (env.repeat && (env.interval || env.duration))
-			util_usage_error("tpstat", "-r cannot be combined with -i or -d");
+			cli_usage_error("tpstat", "-r cannot be combined with -i or -d");
 		if (env.csv && env.json)
-			util_usage_error("tpstat", "-x and -j cannot be combined: choose CSV or JSON");
+			cli_usage_error("tpstat", "-x and -j cannot be combined: choose CSV or JSON");
 		if (env.summary && !env.interval)
-			util_usage_error("tpstat", "--summary prints totals after intervals: it needs -i");
+			cli_usage_error("tpstat", "--summary prints totals after intervals: it needs -i");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -465,11 +465,11 @@ void tpstat_parse_args(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
 			if (i == argc - 1)
-				util_usage_error("tpstat", "'--' ends the options: name the command to "
-						 "run after it");
+				cli_usage_error("tpstat", "'--' ends the options: name the command to "
+						"run after it");
 			break;
 		}
-	env.command = util_split_command(&argc, argv);
+	env.command = cmd_split(&argc, argv);
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		exit(EXIT_USAGE);
 }

@@ -11,9 +11,10 @@
 #include <linux/types.h>
 #include "tpstat.h"
 #include "tplist.h"
+#include "cli.h"
+#include "pins.h"
 
-#define PIN_DIR "/sys/fs/bpf/bareatom/tpstat"
-#define EXIT_USAGE 2
+#define PIN_DIR PINS_ROOT "/tpstat"
 /* The most intervals -c takes: interval numbers are ints, the final line is one more. */
 #define MAX_COUNT 1000000000L
 

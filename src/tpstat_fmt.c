@@ -347,7 +347,7 @@ void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, 
 
 		memcpy(comm, e->k, 16);
 		for (const unsigned char *p = comm; *p && o + 5 <= len;) {
-			size_t bad = 1, n = util_utf8_char(p, &bad);
+			size_t bad = 1, n = json_utf8_char(p, &bad);
 
 			if (*p == '\\') {
 				o += snprintf(buf + o, len - o, "\\\\");

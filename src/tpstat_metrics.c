@@ -11,7 +11,7 @@
 #include <bpf/bpf.h>
 #include "metrics_export.h"
 #include "tpstat_metrics.h"
-#include "util.h"
+#include "clock.h"
 
 #define BPF_STATS_SYSCTL "/proc/sys/kernel/bpf_stats_enabled"
 #define BATCH 4096
@@ -142,7 +142,7 @@ static void by_family(struct metrics *m, const struct tpstat_mview *v, const cha
 void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 {
 	struct metrics_label l[4];
-	double start = util_now();
+	double start = clock_now();
 	char cpu[32];
 	long entries;
 
@@ -267,7 +267,7 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 	metrics_u64(m, l, 1, v->untracked_forks);
 	metrics_family(m, "bareatom_scrape_duration_seconds", METRICS_GAUGE, "seconds",
 		       "Time this exposition took to gather, up to this line.");
-	metrics_double(m, NULL, 0, util_now() - start);
+	metrics_double(m, NULL, 0, clock_now() - start);
 }
 
 static void render(void *arg, struct metrics *m)
