@@ -17,6 +17,7 @@
 #include "tplist.h"
 #include "tpfield.h"
 #include "runloop.h"
+#include "tpstat_buckets.h"
 #include "tpstat_fmt.h"
 #include "tpstat_cli.h"
 #include "tpstat_target.h"
@@ -155,21 +156,6 @@ static void read_raw(struct state *s, struct counts *c)
 	}
 }
 
-/* c = a - b for what adds up in a histogram; min and max stay a's (they do not subtract). */
-static void sub_hist(struct tpstat_hist *c, const struct tpstat_hist *a, const struct tpstat_hist *b)
-{
-	c->samples = a->samples - b->samples;
-	c->errors = a->errors - b->errors;
-	/* The 128-bit sum: the borrow out of the low word. */
-	c->sum_hi = a->sum_hi - b->sum_hi - (a->sum < b->sum);
-	c->sum = a->sum - b->sum;
-	c->minmax_lost = a->minmax_lost - b->minmax_lost;
-	for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
-		c->buckets[k] = a->buckets[k] - b->buckets[k];
-	c->min = a->min;
-	c->max = a->max;
-}
-
 /* c = a - b, slot by slot */
 static void sub_counts(struct counts *c, const struct counts *a, const struct counts *b)
 {
@@ -179,7 +165,7 @@ static void sub_counts(struct counts *c, const struct counts *a, const struct co
 		c->missed[i] = a->missed[i] - b->missed[i];
 	}
 	for (int h = 0; h < env.nhist; h++)
-		sub_hist(&c->hist[h], &a->hist[h], &b->hist[h]);
+		buckets_sub(&c->hist[h], &a->hist[h], &b->hist[h]);
 }
 
 static void add_counts(struct counts *c, const struct counts *a)
@@ -189,18 +175,8 @@ static void add_counts(struct counts *c, const struct counts *a)
 			c->slot[i][slot] += a->slot[i][slot];
 		c->missed[i] += a->missed[i];
 	}
-	for (int h = 0; h < env.nhist; h++) {
-		struct tpstat_hist *ch = &c->hist[h];
-		const struct tpstat_hist *ah = &a->hist[h];
-
-		ch->samples += ah->samples;
-		ch->errors += ah->errors;
-		ch->sum_hi += ah->sum_hi + (ch->sum + ah->sum < ch->sum);
-		ch->sum += ah->sum;
-		ch->minmax_lost += ah->minmax_lost;
-		for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
-			ch->buckets[k] += ah->buckets[k];
-	}
+	for (int h = 0; h < env.nhist; h++)
+		buckets_add(&c->hist[h], &a->hist[h]);
 }
 
 static __u64 total(const struct counts *c, int i)
@@ -262,7 +238,7 @@ static void fields_rows(struct state *s, bool interval)
 		const struct tpstat_hist *c = &s->shown.hist[h];
 
 		if (interval) {
-			sub_hist(&s->hist_delta[h], &s->shown.hist[h], &s->prev.hist[h]);
+			buckets_sub(&s->hist_delta[h], &s->shown.hist[h], &s->prev.hist[h]);
 			c = &s->hist_delta[h];
 		}
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tpstat_cli.h"
-#include "tpstat_fmt.h"
+#include "tpstat_buckets.h"
 #include "tplist.h"
 #include "cli.h"
 #include "cmd.h"
@@ -175,7 +175,7 @@ static void parse_lhist(char *arg)
 	l.step = parse_ll(p[2], arg, "STEP");
 	if (l.max <= l.min || l.step <= 0)
 		cli_usage_error("tpstat", "invalid --lhist '%s': MIN < MAX and STEP > 0", arg);
-	n = fmt_lhist_steps(l.min, l.max, l.step);
+	n = buckets_lhist_steps(l.min, l.max, l.step);
 	if (n > TPSTAT_LHIST_MAX)
 		cli_usage_error("tpstat", "--lhist '%s': %llu buckets, at most %d: a larger STEP", arg,
 				n, TPSTAT_LHIST_MAX);

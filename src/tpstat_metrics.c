@@ -10,6 +10,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "metrics_export.h"
+#include "tpstat_buckets.h"
 #include "tpstat_metrics.h"
 #include "clock.h"
 
@@ -85,7 +86,7 @@ static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const str
 	int nb = 0;
 
 	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
-		int b = fmt_hist_order(h, i);
+		int b = buckets_order(h, i);
 		__s64 lo, hi;
 		__u64 ulo, uhi;
 		double bound;
@@ -98,7 +99,7 @@ static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const str
 		/* The top --lhist bucket has no finite bound: it is +Inf's share. */
 		if (h->linear && b == TPSTAT_LHIST_MAX + 1)
 			continue;
-		if (fmt_hist_row_bounds(h, b, &lo, &hi, &ulo, &uhi))
+		if (buckets_bounds(h, b, &lo, &hi, &ulo, &uhi))
 			bound = (double)uhi;
 		else
 			bound = (double)hi;
@@ -110,7 +111,7 @@ static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const str
 		counts[nb++] = h->buckets[b];
 	}
 	metrics_histogram(m, l, 2, le, counts, nb, h->samples, !h->is_signed,
-			  fmt_sum_double(h->sum, h->sum_hi, false));
+			  buckets_sum_double(h->sum, h->sum_hi, false));
 }
 
 /* What a --by table's one-sample-per-table family holds. */
