@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tpstat's command line: the options as parsed and checked (struct tpstat_env), for the
- * counting (tpstat.c) and the targets (tpstat_target.c). Usage errors end the program
- * here: one line, exit 2.
+ * tpstat's command line: the options as parsed and checked (struct tpstat_opts). Parsed
+ * once, here, then read-only: the counting (tpstat.c), the names (tpstat_names.c) and the
+ * targets (tpstat_target.c) are given a const pointer. Usage errors end the program here:
+ * one line, exit EXIT_USAGE.
  */
 #ifndef __BAREATOM_TPSTAT_CLI_H
 #define __BAREATOM_TPSTAT_CLI_H
@@ -21,7 +22,24 @@
 #define MAX_TARGETS 256	/* PIDs or TIDs on the command line */
 #define MAX_REPEAT 10000
 
-struct tpstat_env {
+/* --hist TP:EXPR and --lhist TP:EXPR:MIN:MAX:STEP */
+struct tpstat_hist_opt {
+	char tp[TP_NAME_LEN];
+	const char *expr;
+	int idx;	/* the tracepoint's index in names */
+	bool linear;	/* --lhist: MIN, MAX and STEP */
+	long long lmin, lmax, lstep;
+};
+
+/* --by TP:KEY */
+struct tpstat_by_opt {
+	char tp[TP_NAME_LEN];
+	const char *key;	/* cpu, comm, pid, cgroup or an EXPR */
+	int kind;		/* enum tpstat_key_kind */
+	int idx;
+};
+
+struct tpstat_opts {
 	bool list;
 	bool json;
 	bool verbose;
@@ -49,27 +67,17 @@ struct tpstat_env {
 	bool bare_only;		/* -l --bare: only the bare tracepoints */
 	const char *cpu_list;	/* -C CPU,..: as given, for the report */
 	__u64 cpu_set[TPSTAT_CPU_WORDS];	/* -C: the CPUs counted; unused without -C */
-	int nhist;		/* --hist TP:EXPR */
-	struct {
-		char tp[TP_NAME_LEN];
-		const char *expr;
-		int idx;	/* the tracepoint's index in names */
-		bool linear;	/* --lhist: MIN, MAX and STEP */
-		long long lmin, lmax, lstep;
-	} hist[TPSTAT_MAX_HIST];
-	int nby;		/* --by TP:KEY */
-	struct {
-		char tp[TP_NAME_LEN];
-		const char *key;	/* cpu, comm, pid, cgroup or an EXPR */
-		int kind;		/* enum tpstat_key_kind */
-		int idx;
-	} by[TPSTAT_MAX_BY];
+	int nhist;
+	struct tpstat_hist_opt hist[TPSTAT_MAX_HIST];
+	int nby;
+	struct tpstat_by_opt by[TPSTAT_MAX_BY];
 	long top;		/* --top N: the entries shown per --by */
 };
 
-extern struct tpstat_env env;
-
-/* Parse and check argv (CMD after "--" split off first); returns only when it is usable. */
-void tpstat_parse_args(int argc, char **argv);
+/*
+ * Parse and check argv (CMD after "--" split off first) into @o; returns only when it is
+ * usable. @o keeps pointers into argv.
+ */
+void tpstat_parse_args(int argc, char **argv, struct tpstat_opts *o);
 
 #endif /* __BAREATOM_TPSTAT_CLI_H */
