@@ -20,6 +20,7 @@
 #include "tpstat_buckets.h"
 #include "tpstat_fmt.h"
 #include "tpstat_cli.h"
+#include "tpstat_opts.h"
 #include "tpstat_target.h"
 #include "tpstat_names.h"
 #include "pins.h"

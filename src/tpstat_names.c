@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tpstat_cli.h"
+#include "tpstat_opts.h"
+#include "cli.h"
 #include "tpstat_fmt.h"
 #include "tpstat_names.h"
 #include "json.h"

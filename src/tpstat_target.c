@@ -13,7 +13,8 @@
 #include <linux/magic.h>
 #include <sys/statfs.h>
 #include <bpf/libbpf.h>
-#include "tpstat_cli.h"
+#include "tpstat_opts.h"
+#include "cli.h"
 #include "tpstat_target.h"
 #include "tpstat.skel.h"
 #include "bpf_util.h"
