@@ -106,17 +106,19 @@ struct state {
 };
 
 /*
- * The kernel's --hist and --by tables, read here and only here: the histograms from the
- * mmapped .bss, the key table in batches of 256 (one system call each) into each --by's
- * entries, unsorted.
+ * The kernel's --hist and --by tables, read here and only here: each histogram from the
+ * mmapped .bss into its raw counts; the key table in batches of 256 (one system call each)
+ * into each --by's entries, unsorted.
  */
-static void read_hist(struct state *s, const struct hist *h, struct tpstat_hist *to)
+static void read_hists(struct state *s)
 {
-	const __u64 *from = (const __u64 *)&s->skel->bss->hists[h->h];
-	__u64 *w = (__u64 *)to;
+	for (int h = 0; h < s->o->nhist; h++) {
+		const __u64 *from = (const __u64 *)&s->skel->bss->hists[h];
+		__u64 *to = (__u64 *)&s->hist[h].raw;
 
-	for (size_t k = 0; k < sizeof(*to) / sizeof(__u64); k++)
-		w[k] = __atomic_load_n(&from[k], __ATOMIC_RELAXED);
+		for (size_t w = 0; w < sizeof(s->hist[h].raw) / sizeof(__u64); w++)
+			to[w] = __atomic_load_n(&from[w], __ATOMIC_RELAXED);
+	}
 }
 
 static void read_by_table(struct state *s)
@@ -198,8 +200,7 @@ static void read_raw(struct state *s)
 								  __ATOMIC_RELAXED);
 	for (int i = 0; i < s->n; i++)
 		s->tp[i].raw.missed = recursion_misses(s->tp[i].prog);
-	for (int h = 0; h < s->o->nhist; h++)
-		read_hist(s, &s->hist[h], &s->hist[h].raw);
+	read_hists(s);
 }
 
 /* c = a - b, slot by slot */
