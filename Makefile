@@ -39,7 +39,7 @@ SBIN_TOOLS := tpstat cookie-gend eht-hosts
 BIN_TOOLS := cookie
 GUEST_TOOLS := counter
 TOOLS := $(GUEST_TOOLS) $(SBIN_TOOLS) $(BIN_TOOLS)
-# The helpers every tool links: one file per topic (src/util.h lists them).
+# The helpers every tool links: one file and header per topic (include the one you use).
 UTIL := $(addprefix $(BUILD)/,bpf_util.o cli.o clock.o cmd.o json.o)
 # The metrics exporter (--listen, --textfile) of tools on the run loop.
 METRICS := $(addprefix $(BUILD)/,metrics_export.o metrics_textfile.o http_serve.o metrics.o)
@@ -131,7 +131,7 @@ $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfield.o $(BUILD)/tplist.o \
-		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
+		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/cookie-gend $(BUILD)/static/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
 		$(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(BUILD)/libcookie.a
 $(BUILD)/cookie $(BUILD)/static/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
@@ -235,7 +235,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -o $@
 
 # Unit tests of user-space code link the objects they test.
-$(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
+$(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
 $(BUILD)/tests/unit/cookie-proto: $(BUILD)/cookie_proto.o
 $(BUILD)/tests/unit/cookie-store: $(BUILD)/cookie_store.o
 $(BUILD)/tests/unit/cookie-rate: $(BUILD)/cookie_rate.o
@@ -255,7 +255,7 @@ $(BUILD)/tests/unit/metrics-writer-ubsan: tests/unit/metrics-writer.c src/metric
 		-Wall -Wextra -Wno-unused-parameter -Isrc -Ibpf $(filter %.c,$^) -lm -o $@
 	$(call deps-of-sources,$(CC) -Isrc -Ibpf)
 $(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/runloop.o \
-		$(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
+		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
 $(BUILD)/tests/unit/metrics-export: $(METRICS) $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics_textfile.o $(BUILD)/metrics.o $(UTIL)
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
@@ -265,8 +265,8 @@ $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(
 	@mkdir -p $(dir $@)
 	$(CC) -I$(BUILD) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/tests/unit/runloop: $(BUILD)/runloop.o $(UTIL)
-$(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
-$(BUILD)/tests/unit/tpstat-hist: $(BUILD)/tpstat_fmt.o $(BUILD)/tplist.o $(UTIL)
+$(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
+$(BUILD)/tests/unit/tpstat-hist: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
 
 # libFuzzer targets: clang with the fuzzer, address and undefined sanitizers. A target is its
 # harness plus the sources it lists below (compiled in, under the sanitizers, not linked

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpf_util.h"
+#include "cli.h"
 
 static bool util_verbose;
 
@@ -63,6 +64,11 @@ int util_probe_atomics(void)
 	return 0;
 }
 
+int util_bpf_exit_status(int err)
+{
+	return err == -EPERM || err == -EACCES ? EXIT_USAGE : 1;
+}
+
 int util_check_bpf(const char *prog, const char *needs_root_for)
 {
 	struct utsname u;
@@ -73,7 +79,7 @@ int util_check_bpf(const char *prog, const char *needs_root_for)
 	if (err == -EPERM || err == -EACCES) {
 		fprintf(stderr, "%s: permission denied: %s needs root (CAP_BPF and CAP_PERFMON)\n",
 			prog, needs_root_for);
-		return 2;
+		return util_bpf_exit_status(err);
 	}
 	uname(&u);
 	if (err == -EINVAL) {

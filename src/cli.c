@@ -12,7 +12,7 @@
 #include <netinet/in.h>
 #include "cli.h"
 
-int util_parse_seconds(const char *s, double *out)
+int cli_parse_seconds(const char *s, double *out)
 {
 	char *end;
 	double v;
@@ -25,7 +25,7 @@ int util_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-double util_parse_interval(const char *prog, const char *arg)
+double cli_parse_interval(const char *prog, const char *arg)
 {
 	bool tiny;
 	char *end;
@@ -36,14 +36,14 @@ double util_parse_interval(const char *prog, const char *arg)
 	/* strtod flags an underflow (1e-400, 0x1p-1074) with ERANGE: a positive, tiny interval. */
 	tiny = errno == ERANGE && end != arg && !*end && !signbit(v) && v < 1;
 	if (!tiny && (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > 1e7))
-		util_usage_error(prog, "invalid interval '%s': a number of seconds > 0", arg);
-	if (tiny || v < UTIL_MIN_INTERVAL)
-		util_usage_error(prog, "interval %s s is below the minimum of %g s", arg,
-				 UTIL_MIN_INTERVAL);
+		cli_usage_error(prog, "invalid interval '%s': a number of seconds > 0", arg);
+	if (tiny || v < CLI_MIN_INTERVAL)
+		cli_usage_error(prog, "interval %s s is below the minimum of %g s", arg,
+				CLI_MIN_INTERVAL);
 	return v;
 }
 
-void util_usage_error(const char *prog, const char *fmt, ...)
+void cli_usage_error(const char *prog, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -52,7 +52,7 @@ void util_usage_error(const char *prog, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(2);
+	exit(EXIT_USAGE);
 }
 
 /* ---- --listen ADDR:PORT and --textfile PATH: the metrics options of every tool ---- */
@@ -150,13 +150,13 @@ const char *cli_listen_option(const char *prog, const char *arg)
 	char why[160];
 
 	if (cli_parse_listen(arg, &ss, &len, why, sizeof(why)))
-		util_usage_error(prog, "--listen: %s", why);
+		cli_usage_error(prog, "--listen: %s", why);
 	return arg;
 }
 
 const char *cli_textfile_option(const char *prog, const char *arg)
 {
 	if (!*arg)
-		util_usage_error(prog, "--textfile: an empty path");
+		cli_usage_error(prog, "--textfile: an empty path");
 	return arg;
 }

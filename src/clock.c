@@ -3,7 +3,7 @@
 #include <time.h>
 #include "clock.h"
 
-double util_next_tick(double start, double interval, double now)
+double clock_next_tick(double start, double interval, double now)
 {
 	double ticks = (now - start) / interval, next;
 	long long k = 1;
@@ -18,7 +18,7 @@ double util_next_tick(double start, double interval, double now)
 	return next;
 }
 
-double util_now(void)
+double clock_now(void)
 {
 	struct timespec ts;
 
@@ -26,7 +26,7 @@ double util_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-unsigned long long util_now_ns(void)
+unsigned long long clock_now_ns(void)
 {
 	struct timespec ts;
 
@@ -34,7 +34,7 @@ unsigned long long util_now_ns(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
 }
 
-double util_wallclock(void)
+double clock_wallclock(void)
 {
 	struct timespec ts;
 

@@ -4,14 +4,14 @@
 #define __BAREATOM_CLOCK_H
 
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds; CLOCK_MONOTONIC in nanoseconds. */
-double util_now(void);
-unsigned long long util_now_ns(void);
-double util_wallclock(void);
+double clock_now(void);
+unsigned long long clock_now_ns(void);
+double clock_wallclock(void);
 
 /*
  * The first tick after @now of a clock ticking every @interval seconds from @start
  * (start + k * interval, k >= 1), in a bounded number of steps however late @now is.
  */
-double util_next_tick(double start, double interval, double now);
+double clock_next_tick(double start, double interval, double now);
 
 #endif /* __BAREATOM_CLOCK_H */

@@ -11,7 +11,7 @@
 #include "clock.h"
 #include "cmd.h"
 
-char **util_split_command(int *argc, char **argv)
+char **cmd_split(int *argc, char **argv)
 {
 	for (int i = 1; i < *argc; i++) {
 		if (strcmp(argv[i], "--"))
@@ -40,7 +40,7 @@ static void utf8_cut(char *buf, size_t n)
 		buf[i] = '\0';
 }
 
-void util_join_command(char **argv, char *buf, size_t len)
+void cmd_join(char **argv, char *buf, size_t len)
 {
 	size_t o = 0;
 
@@ -61,7 +61,7 @@ void util_join_command(char **argv, char *buf, size_t len)
 	}
 }
 
-pid_t util_start_command(const char *prog, char **argv, const sigset_t *orig)
+pid_t cmd_start(const char *prog, char **argv, const sigset_t *orig)
 {
 	pid_t pid = fork();
 
@@ -73,7 +73,7 @@ pid_t util_start_command(const char *prog, char **argv, const sigset_t *orig)
 	_exit(127);
 }
 
-int util_wait_signal(const sigset_t *set, double tick, double end)
+int cmd_wait_signal(const sigset_t *set, double tick, double end)
 {
 	double wake = tick, left;
 	struct timespec ts;
@@ -83,7 +83,7 @@ int util_wait_signal(const sigset_t *set, double tick, double end)
 		wake = end;
 	if (!wake)
 		return sigwaitinfo(set, &si);
-	left = wake - util_now();
+	left = wake - clock_now();
 	if (left < 0)
 		left = 0;
 	ts.tv_sec = (time_t)left;
@@ -91,7 +91,7 @@ int util_wait_signal(const sigset_t *set, double tick, double end)
 	return sigtimedwait(set, &si, &ts);
 }
 
-bool util_reap_command(pid_t *child, int *status)
+bool cmd_reap(pid_t *child, int *status)
 {
 	int ws;
 
@@ -102,7 +102,7 @@ bool util_reap_command(pid_t *child, int *status)
 	return true;
 }
 
-void util_end_command(pid_t child)
+void cmd_end(pid_t child)
 {
 	int ws;
 
@@ -112,7 +112,7 @@ void util_end_command(pid_t child)
 	waitpid(child, &ws, 0);
 }
 
-pid_t util_start_command_gated(const char *prog, char **argv, const sigset_t *orig, int *gate)
+pid_t cmd_start_gated(const char *prog, char **argv, const sigset_t *orig, int *gate)
 {
 	int fds[2];
 	pid_t pid;
@@ -143,7 +143,7 @@ pid_t util_start_command_gated(const char *prog, char **argv, const sigset_t *or
 	_exit(127);
 }
 
-void util_release_command(int gate, bool go)
+void cmd_release(int gate, bool go)
 {
 	if (go && write(gate, "g", 1) != 1)
 		go = false;

@@ -15,38 +15,38 @@
  * Wait for a signal of @set (blocked by the caller) until the earlier of @tick and @end
  * (CLOCK_MONOTONIC seconds, 0 for none). Returns the signal, or -1 when the time came.
  */
-int util_wait_signal(const sigset_t *set, double tick, double end);
+int cmd_wait_signal(const sigset_t *set, double tick, double end);
 
 /*
  * After SIGCHLD: if *@child has exited, reap it, store its status as a shell would
  * (128 + signal when killed) in *@status, clear *@child and return true.
  */
-bool util_reap_command(pid_t *child, int *status);
+bool cmd_reap(pid_t *child, int *status);
 
 /* Stop a command still running when counting ends: SIGTERM, then wait for it. */
-void util_end_command(pid_t child);
+void cmd_end(pid_t child);
 
 /* "ARG0 ARG1 ...", cut to fit @len between characters: how a command is named in output. */
-void util_join_command(char **argv, char *buf, size_t len);
+void cmd_join(char **argv, char *buf, size_t len);
 
 /*
  * Fork and exec @argv with the signal mask @orig (the caller blocked signals it waits for);
  * returns the child's pid, or -1. A failed exec prints "PROG: cannot run ..." and exits 127.
  */
-pid_t util_start_command(const char *prog, char **argv, const sigset_t *orig);
+pid_t cmd_start(const char *prog, char **argv, const sigset_t *orig);
 
 /*
- * Like util_start_command, but the child waits before exec until util_release_command(*gate,
+ * Like cmd_start, but the child waits before exec until cmd_release(*gate,
  * true): the caller can make it a target (tpstat -- CMD counts CMD's process tree) before
- * CMD runs a single instruction. util_release_command(*gate, false) makes it exit 127.
+ * CMD runs a single instruction. cmd_release(*gate, false) makes it exit 127.
  */
-pid_t util_start_command_gated(const char *prog, char **argv, const sigset_t *orig, int *gate);
-void util_release_command(int gate, bool go);
+pid_t cmd_start_gated(const char *prog, char **argv, const sigset_t *orig, int *gate);
+void cmd_release(int gate, bool go);
 
 /*
  * Split "PROG [OPTION...] -- CMD [ARG...]" at the first "--": returns CMD's argv (NULL
  * when there is no "--" or nothing after it) and shortens *argc to the options before it.
  */
-char **util_split_command(int *argc, char **argv);
+char **cmd_split(int *argc, char **argv);
 
 #endif /* __BAREATOM_CMD_H */

@@ -175,10 +175,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 		/* The node file's own parser: the same strict decimal, 0 to 65535. */
 		if (strchr(arg, '\n'))
-			util_usage_error("cookie-gend", "invalid node id (it has a line break): a whole "
-					 "number from 0 to 65535");
+			cli_usage_error("cookie-gend", "invalid node id (it has a line break): a whole "
+					"number from 0 to 65535");
 		if (cookie_store_parse_node(arg, strlen(arg), &node))
-			util_usage_error("cookie-gend", "invalid node id '%s': a whole number from 0 to 65535", arg);
+			cli_usage_error("cookie-gend", "invalid node id '%s': a whole number from 0 to 65535", arg);
 		o->node_id = node;
 		break;
 	}
@@ -188,16 +188,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 		/* Strict decimal: no sign, blank or base prefix, and no wrap. */
 		if (strchr(arg, '\n'))
-			util_usage_error("cookie-gend", "invalid --raise-mark (it has a line break): a "
-					 "cookie, a whole number from 1 to 2^64 - 1");
+			cli_usage_error("cookie-gend", "invalid --raise-mark (it has a line break): a "
+					"cookie, a whole number from 1 to 2^64 - 1");
 		for (i = 0; arg[i] >= '0' && arg[i] <= '9'; i++) {
 			if (v > (~0ULL - (arg[i] - '0')) / 10)
 				break;
 			v = v * 10 + (arg[i] - '0');
 		}
 		if (!i || arg[i])
-			util_usage_error("cookie-gend", "invalid --raise-mark '%s': a cookie, a whole "
-					 "number from 1 to 2^64 - 1", arg);
+			cli_usage_error("cookie-gend", "invalid --raise-mark '%s': a cookie, a whole "
+					"number from 1 to 2^64 - 1", arg);
 		o->raise_mark = v;
 		o->raise = true;
 		break;
@@ -212,19 +212,19 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		const char *why;
 
 		if (cookie_rate_parse_rate(arg, &o->rate, &why))
-			util_usage_error("cookie-gend", "invalid --rate-limit '%s': %s", arg, why);
+			cli_usage_error("cookie-gend", "invalid --rate-limit '%s': %s", arg, why);
 		break;
 	}
 	case OPT_BURST: {
 		const char *why;
 
 		if (cookie_rate_parse_burst(arg, &o->burst, &why))
-			util_usage_error("cookie-gend", "invalid --rate-burst '%s': %s", arg, why);
+			cli_usage_error("cookie-gend", "invalid --rate-burst '%s': %s", arg, why);
 		break;
 	}
-	case 'i': o->interval = util_parse_interval("cookie-gend", arg); break;
+	case 'i': o->interval = cli_parse_interval("cookie-gend", arg); break;
 	case ARGP_KEY_ARG:
-		util_usage_error("cookie-gend", "unexpected argument '%s'", arg);
+		cli_usage_error("cookie-gend", "unexpected argument '%s'", arg);
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;

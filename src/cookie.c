@@ -104,7 +104,7 @@ static long parse_long(const char *arg, const char *what, long min, long max)
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || v < min || v > max)
-		util_usage_error("cookie", "invalid %s '%s': a whole number from %ld to %ld", what, arg, min, max);
+		cli_usage_error("cookie", "invalid %s '%s': a whole number from %ld to %ld", what, arg, min, max);
 	return v;
 }
 
@@ -118,19 +118,19 @@ static uint64_t parse_cookie(const char *arg)
 	size_t len = strlen(arg);
 
 	if (strchr(arg, '\n'))
-		util_usage_error("cookie", "invalid cookie (it has a line break): a whole number from 1 to 2^64 - 1");
+		cli_usage_error("cookie", "invalid cookie (it has a line break): a whole number from 1 to 2^64 - 1");
 	if (len == 0 || strspn(arg, "0123456789") != len)
-		util_usage_error("cookie", "invalid cookie '%s': a whole number from 1 to 2^64 - 1", arg);
+		cli_usage_error("cookie", "invalid cookie '%s': a whole number from 1 to 2^64 - 1", arg);
 	for (size_t i = 0; i < len; i++) {
 		unsigned int d = arg[i] - '0';
 
 		if (v > (UINT64_MAX - d) / 10)
-			util_usage_error("cookie", "invalid cookie '%s': above 2^64 - 1", arg);
+			cli_usage_error("cookie", "invalid cookie '%s': above 2^64 - 1", arg);
 		v = v * 10 + d;
 	}
 	if (!COOKIE_SEQ_OF(v))
-		util_usage_error("cookie", "'%s' is not a cookie: its sequence (the low 48 bits) is 0, "
-				 "which no node hands out", arg);
+		cli_usage_error("cookie", "'%s' is not a cookie: its sequence (the low 48 bits) is 0, "
+				"which no node hands out", arg);
 	return v;
 }
 
@@ -148,27 +148,27 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_SOCKET: env.socket = arg; env.others++; break;
 	case OPT_TIMEOUT:
 		if (cookie_parse_timeout(arg, &env.timeout_ms))
-			util_usage_error("cookie", "invalid timeout '%s': seconds, more than 0 and at "
-					 "most 3600, with at most 3 decimals", arg);
+			cli_usage_error("cookie", "invalid timeout '%s': seconds, more than 0 and at "
+					"most 3600, with at most 3 decimals", arg);
 		env.others++;
 		break;
 	case OPT_DECODE:
 		if (env.decoding)
-			util_usage_error("cookie", "--decode takes one cookie");
+			cli_usage_error("cookie", "--decode takes one cookie");
 		env.decode = parse_cookie(arg);
 		env.decoding = true;
 		break;
-	case ARGP_KEY_ARG: util_usage_error("cookie", "unexpected argument '%s'", arg);
+	case ARGP_KEY_ARG: cli_usage_error("cookie", "unexpected argument '%s'", arg);
 	case ARGP_KEY_END: {
 		const char *t = getenv("COOKIE_TIMEOUT");
 
 		if (!env.timeout_ms && t && cookie_parse_timeout(t, &env.timeout_ms))
-			util_usage_error("cookie", "invalid COOKIE_TIMEOUT '%s' in the environment: "
-					 "seconds, more than 0 and at most 3600, with at most 3 decimals", t);
+			cli_usage_error("cookie", "invalid COOKIE_TIMEOUT '%s' in the environment: "
+					"seconds, more than 0 and at most 3600, with at most 3 decimals", t);
 		if (!env.timeout_ms)
 			env.timeout_ms = COOKIE_TIMEOUT_MS;
 		if (env.decoding && env.others)
-			util_usage_error("cookie", "--decode takes no other option than -j");
+			cli_usage_error("cookie", "--decode takes no other option than -j");
 		if (env.decoding)
 			env.mode = MODE_DECODE;
 		break;

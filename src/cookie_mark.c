@@ -133,7 +133,7 @@ static void save_failed(struct cookie_mark *m, int err)
 	m->save_backoff = m->save_err ? m->save_backoff * 2 : COOKIE_SAVE_BACKOFF_MIN;
 	if (m->save_backoff > COOKIE_SAVE_BACKOFF_MAX)
 		m->save_backoff = COOKIE_SAVE_BACKOFF_MAX;
-	m->save_retry_at = util_now() + m->save_backoff;
+	m->save_retry_at = clock_now() + m->save_backoff;
 	if (err == m->save_err)
 		return;
 	m->save_err = err;
@@ -195,7 +195,7 @@ int cookie_mark_extend(struct cookie_mark *m, __u64 need)
 	target = seq + COOKIE_BLOCK < COOKIE_MARK_MAX ? seq + COOKIE_BLOCK : COOKIE_MARK_MAX - 1;
 	if (m->node_base + target <= limit)
 		return 0;
-	if (m->save_err && util_now() < m->save_retry_at)
+	if (m->save_err && clock_now() < m->save_retry_at)
 		return m->save_err;
 	err = cookie_store_write_mark(&m->store, target);
 	if (err) {

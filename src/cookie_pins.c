@@ -360,7 +360,7 @@ int cookie_pins_attach(struct cookie_pins *p)
 void cookie_pins_clear_dead_follower(struct cookie_pins *p)
 {
 	__u32 zero = 0, pid = 0, none = 0;
-	double now = util_now();
+	double now = clock_now();
 	int fd;
 
 	/* The tick comes every 20 ms: a system call or three each time would be for nothing. */

@@ -85,7 +85,7 @@ int cookie_serve_open(struct cookie_server *s)
 		cookie_serve_close(s);
 		return err;
 	}
-	s->stats.started = util_now();
+	s->stats.started = clock_now();
 	return 0;
 }
 
@@ -124,7 +124,7 @@ static bool rate_allows(struct cookie_server *s, struct cookie_client *c, __u64 
 {
 	double retry;
 
-	if (c->uid == 0 || cookie_rate_take(&s->rate, c->uid, n, util_now(), &retry))
+	if (c->uid == 0 || cookie_rate_take(&s->rate, c->uid, n, clock_now(), &retry))
 		return true;
 	s->stats.rate_limited++;
 	s->stats.errors++;
@@ -211,7 +211,7 @@ static void serve_stats(struct cookie_server *s, struct cookie_client *c)
 	      " refused_clients=%llu node=%u rate_limited=%llu rate_limit=%llu",
 	      g.next, g.limit, COOKIE_NODE_BASE(g.node) + g.highwater, g.fork_cookies,
 	      g.tpgen_cookies, g.denied, g.batches, g.events_lost, st->requests, st->served,
-	      st->errors, st->nclients, g.extensions, (long)(util_now() - st->started), g.batched,
+	      st->errors, st->nclients, g.extensions, (long)(clock_now() - st->started), g.batched,
 	      g.room_requests, state_error ? state_error : "unknown", g.state_errors,
 	      st->refused_clients, g.node, st->rate_limited, (unsigned long long)s->rate.rate);
 }
@@ -229,7 +229,7 @@ static int handle_line(void *arg, const char *line, size_t len)
 	const char *err;
 
 	x->s->stats.requests++;
-	c->last = util_now();	/* only a whole request counts as activity, not a byte */
+	c->last = clock_now();	/* only a whole request counts as activity, not a byte */
 	if (cookie_parse_request(line, len, &req, &err)) {
 		x->s->stats.errors++;
 		reply(c, "ERR %s", err);
@@ -306,7 +306,7 @@ static void accept_clients(struct cookie_server *s)
 		}
 		for (i = 0; s->clients[i].fd >= 0; i++)
 			;	/* admission() left a free slot */
-		s->clients[i] = (struct cookie_client){ .fd = fd, .uid = cred.uid, .last = util_now() };
+		s->clients[i] = (struct cookie_client){ .fd = fd, .uid = cred.uid, .last = clock_now() };
 		ev.data.u32 = i;
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
@@ -339,12 +339,12 @@ static void read_client(struct cookie_server *s, struct cookie_client *c)
 	if (!c->lb.len)
 		c->line_start = 0;
 	else if (!c->line_start)
-		c->line_start = util_now();
+		c->line_start = clock_now();
 }
 
 void cookie_serve_expire(struct cookie_server *s)
 {
-	double now = util_now();
+	double now = clock_now();
 
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		struct cookie_client *c = &s->clients[i];

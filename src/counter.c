@@ -60,15 +60,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.verbose = true;
 		break;
 	case 'd':
-		if (util_parse_seconds(arg, &env.duration))
-			util_usage_error("counter", "invalid duration '%s': a number of seconds, "
-					 "more than 0 and at most 10000000", arg);
+		if (cli_parse_seconds(arg, &env.duration))
+			cli_usage_error("counter", "invalid duration '%s': a number of seconds, "
+					"more than 0 and at most 10000000", arg);
 		break;
 	case ARGP_KEY_ARG:
-		util_usage_error("counter", "unexpected argument '%s' (a command goes after --)", arg);
+		cli_usage_error("counter", "unexpected argument '%s' (a command goes after --)", arg);
 	case ARGP_KEY_END:
 		if (env.command && env.duration)
-			util_usage_error("counter", "give either -d or a command, not both");
+			cli_usage_error("counter", "give either -d or a command, not both");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 
 	argp_err_exit_status = 2;
 	argv[0] = "counter";	/* argp names the program in its messages */
-	env.command = util_split_command(&argc, argv);
+	env.command = cmd_split(&argc, argv);
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
 	util_setup_libbpf(env.verbose);
@@ -129,7 +129,7 @@ int main(int argc, char **argv)
 	err = counter_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "counter: cannot load the BPF programs: %s\n", util_bpf_load_hint(err));
-		status = err == -EPERM || err == -EACCES ? 2 : 1;
+		status = util_bpf_exit_status(err);
 		goto cleanup;
 	}
 	skel->links.count_atomic = bpf_program__attach(skel->progs.count_atomic);

@@ -25,11 +25,9 @@
 #include "cmd.h"
 #include "eht_metrics.h"
 
-#define PIN_ROOT "/sys/fs/bpf/bareatom"
-#define PIN_DIR PIN_ROOT "/eht"
+#define PIN_DIR PINS_ROOT "/eht"
 #define PIN_HOSTS PIN_DIR "/hosts"
 #define PIN_COUNTERS PIN_DIR "/counters"
-#define EXIT_USAGE 2
 #define KERNEL_PATCH "kernel/patches/0001-net-bridge-mcast-add-bare-tracepoints-for-EHT.patch"
 
 static struct env {
@@ -104,11 +102,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.verbose = true;
 		break;
 	case 'i':
-		env.interval = util_parse_interval("eht-hosts", arg);
+		env.interval = cli_parse_interval("eht-hosts", arg);
 		break;
 	case 'd':
-		if (util_parse_seconds(arg, &env.duration))
-			util_usage_error("eht-hosts", "invalid duration '%s': a number of seconds > 0", arg);
+		if (cli_parse_seconds(arg, &env.duration))
+			cli_usage_error("eht-hosts", "invalid duration '%s': a number of seconds > 0", arg);
 		break;
 	case OPT_LISTEN:
 		env.listen = cli_listen_option("eht-hosts", arg);
@@ -117,13 +115,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.textfile = cli_textfile_option("eht-hosts", arg);
 		break;
 	case ARGP_KEY_ARG:
-		util_usage_error("eht-hosts", "unexpected argument '%s' (a command goes after --)", arg);
+		cli_usage_error("eht-hosts", "unexpected argument '%s' (a command goes after --)", arg);
 	case ARGP_KEY_END:
 		if (env.show && (env.watch || env.interval || env.duration || env.command ||
 				 env.listen || env.textfile))
-			util_usage_error("eht-hosts", "-s prints the running eht-hosts' table: it takes only -j");
+			cli_usage_error("eht-hosts", "-s prints the running eht-hosts' table: it takes only -j");
 		if (env.interval && !env.watch)
-			util_usage_error("eht-hosts", "-i sets how often -w looks for changes: it needs -w");
+			cli_usage_error("eht-hosts", "-i sets how often -w looks for changes: it needs -w");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -302,7 +300,7 @@ static int run(struct state *s)
 	if (err)
 		goto snap_failed;
 	if (env.watch && !env.json) {
-		w.t = util_now() - rl.start;
+		w.t = clock_now() - rl.start;
 		eht_snap_diff(&prev, &cur, print_change, &w);
 	}
 	if (env.json) {
@@ -345,7 +343,7 @@ static int show(void)
 				PIN_HOSTS ")\n");
 		else
 			fprintf(stderr, "eht-hosts: cannot open " PIN_HOSTS ": %s\n", strerror(err));
-		return err == EPERM || err == EACCES ? EXIT_USAGE : 1;
+		return util_bpf_exit_status(-err);
 	}
 	src.counters_fd = bpf_obj_get(PIN_COUNTERS);
 	if (src.counters_fd < 0) {
@@ -377,7 +375,7 @@ int main(int argc, char **argv)
 
 	argp_err_exit_status = EXIT_USAGE;
 	argv[0] = "eht-hosts";	/* argp names the program in its messages */
-	env.command = util_split_command(&argc, argv);
+	env.command = cmd_split(&argc, argv);
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return EXIT_USAGE;
 	util_setup_libbpf(env.verbose);
@@ -396,7 +394,7 @@ int main(int argc, char **argv)
 					  env.interval : 10);
 	if (status)
 		return status;
-	util_join_command(env.command, s.command, sizeof(s.command));
+	cmd_join(env.command, s.command, sizeof(s.command));
 
 	s.skel = eht_bpf__open();
 	if (!s.skel) {
@@ -412,7 +410,7 @@ int main(int argc, char **argv)
 	err = eht_bpf__load(s.skel);
 	if (err) {
 		fprintf(stderr, "eht-hosts: cannot load the BPF programs: %s\n", util_bpf_load_hint(err));
-		status = err == -EPERM || err == -EACCES ? EXIT_USAGE : 1;
+		status = util_bpf_exit_status(err);
 		goto out;
 	}
 	for (int i = 0; i < EHT_EV_NR; i++) {
@@ -421,7 +419,7 @@ int main(int argc, char **argv)
 			err = -errno;
 			fprintf(stderr, "eht-hosts: cannot attach to %s: %s\n", eht_tp_names[i],
 				util_bpf_load_hint(err));
-			status = err == -EPERM || err == -EACCES ? EXIT_USAGE : 1;
+			status = util_bpf_exit_status(err);
 			goto out;
 		}
 	}

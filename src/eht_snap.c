@@ -117,8 +117,8 @@ int eht_snap_take(const struct eht_source *src, struct eht_snap *s)
 	int err = 0;
 
 	s->n = 0;
-	s->ts = util_wallclock();
-	s->mono_ns = util_now_ns();
+	s->ts = clock_wallclock();
+	s->mono_ns = clock_now_ns();
 	for (;;) {
 		if (!keys) {
 			keys = calloc(chunk, sizeof(*keys));

@@ -470,7 +470,7 @@ static bool accept_client(struct http_serve *h, double now)
 void http_serve_ready(struct http_serve *h)
 {
 	struct epoll_event evs[HTTP_CLIENTS + 1];
-	double now = util_now();
+	double now = clock_now();
 	bool listen_ready = false;
 	int n;
 

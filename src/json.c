@@ -10,7 +10,7 @@
  * of its "maximal subpart" (the bytes that could still have begun a character), which is
  * what one U+FFFD replaces in Unicode's recommended practice (and Python's "replace").
  */
-size_t util_utf8_char(const unsigned char *s, size_t *bad)
+size_t json_utf8_char(const unsigned char *s, size_t *bad)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t need, i;
@@ -50,13 +50,13 @@ size_t util_utf8_char(const unsigned char *s, size_t *bad)
  * escaped, newline and tab as \n and \t, every other control byte (< 0x20, and 0x7f) as
  * \u00XX.
  */
-void util_json_string(FILE *f, const char *str)
+void json_print_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
 	fputc('"', f);
 	while (*s) {
-		size_t bad = 1, n = util_utf8_char(s, &bad);
+		size_t bad = 1, n = json_utf8_char(s, &bad);
 
 		if (!n) {
 			fputs("\\ufffd", f);
@@ -102,7 +102,7 @@ static void sep(struct json *j)
 	j->has_member[j->depth] = true;
 }
 
-static void open(struct json *j, char c)
+static void nest_begin(struct json *j, char c)
 {
 	sep(j);
 	fputc(c, j->f);
@@ -119,7 +119,7 @@ static void open(struct json *j, char c)
 	j->has_member[j->depth] = false;
 }
 
-static void close_(struct json *j, char c)
+static void nest_end(struct json *j, char c)
 {
 	fputc(c, j->f);
 	j->after_key = false;
@@ -140,28 +140,28 @@ static void close_(struct json *j, char c)
 
 void json_object_begin(struct json *j)
 {
-	open(j, '{');
+	nest_begin(j, '{');
 }
 
 void json_object_end(struct json *j)
 {
-	close_(j, '}');
+	nest_end(j, '}');
 }
 
 void json_array_begin(struct json *j)
 {
-	open(j, '[');
+	nest_begin(j, '[');
 }
 
 void json_array_end(struct json *j)
 {
-	close_(j, ']');
+	nest_end(j, ']');
 }
 
 void json_key(struct json *j, const char *key)
 {
 	sep(j);
-	util_json_string(j->f, key);
+	json_print_string(j->f, key);
 	fputc(':', j->f);
 	j->after_key = true;
 }
@@ -169,7 +169,7 @@ void json_key(struct json *j, const char *key)
 void json_string(struct json *j, const char *s)
 {
 	sep(j);
-	util_json_string(j->f, s);
+	json_print_string(j->f, s);
 }
 
 void json_u64(struct json *j, uint64_t v)

@@ -2,7 +2,7 @@
 /*
  * A small JSON writer, after bpftool's json_writer: it tracks the nesting and places the
  * separators, so callers name what they write instead of placing commas by hand. Strings
- * go through util_json_string (every control byte escaped, valid UTF-8 out).
+ * go through json_print_string (every control byte escaped, valid UTF-8 out).
  *
  *	struct json j;
  *
@@ -32,13 +32,13 @@ struct json {
 };
 
 /* Print @s as a JSON string, quoted and escaped, always valid UTF-8 (U+FFFD for bad bytes). */
-void util_json_string(FILE *f, const char *s);
+void json_print_string(FILE *f, const char *s);
 
 /*
  * The length of the well-formed UTF-8 character at @s, or 0 when there is none (then *@bad
  * is how many bytes one U+FFFD replaces).
  */
-size_t util_utf8_char(const unsigned char *s, size_t *bad);
+size_t json_utf8_char(const unsigned char *s, size_t *bad);
 
 void json_init(struct json *j, FILE *f);
 

@@ -21,6 +21,7 @@
 #include "cookie.h"
 #include "cookie_limit.h"
 
+/* pins.h's PINS_ROOT "/cookie", spelled whole: this header is installed without pins.h. */
 #define COOKIE_PIN_DIR "/sys/fs/bpf/bareatom/cookie"
 #define COOKIE_SOCKET_PATH "/run/bareatom/cookie.sock"
 /* Held by the one `cookie --follow` while it runs (the pinned follower map has its pid). */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "metrics.h"
-#include "util.h"
+#include "json.h"
 
 #define METRICS_INITIAL_CAP 4096
 
@@ -148,7 +148,7 @@ static void put_escaped(struct metrics *m, const char *str, bool quote)
 	const unsigned char *s = (const unsigned char *)str;
 
 	while (*s) {
-		size_t bad = 1, n = util_utf8_char(s, &bad);
+		size_t bad = 1, n = json_utf8_char(s, &bad);
 
 		if (!n) {
 			puts_(m, "\xef\xbf\xbd");

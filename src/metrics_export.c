@@ -88,7 +88,7 @@ static void rearm(struct metrics_export *x)
 static void on_ready(int fd, short revents, void *arg)
 {
 	struct metrics_export *x = arg;
-	double now = util_now();
+	double now = clock_now();
 	uint64_t expirations;
 
 	if (fd == x->timer_fd && read(fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
@@ -97,7 +97,7 @@ static void on_ready(int fd, short revents, void *arg)
 		http_serve_ready(&x->http);
 	if (x->textfile && now >= x->textfile_next) {
 		write_textfile(x);
-		x->textfile_next = util_next_tick(x->textfile_next, x->period, now);
+		x->textfile_next = clock_next_tick(x->textfile_next, x->period, now);
 	}
 	rearm(x);
 }

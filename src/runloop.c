@@ -28,7 +28,7 @@ void runloop_init(struct runloop *rl, const char *prog, double interval, double 
 	sigprocmask(SIG_BLOCK, &rl->set, &rl->orig);
 	/* Without a signalfd (no fds watched then) the loop falls back to sigtimedwait. */
 	rl->sigfd = signalfd(-1, &rl->set, SFD_CLOEXEC | SFD_NONBLOCK);
-	rl->start = rl->now = util_now();
+	rl->start = rl->now = clock_now();
 	if (interval)
 		rl->next_tick = rl->start + interval;
 	if (duration)
@@ -74,7 +74,7 @@ int runloop_watch_fd(struct runloop *rl, int fd, short events, runloop_fd_cb cb,
 pid_t runloop_start(struct runloop *rl, char **argv)
 {
 	fflush(NULL);	/* nothing buffered may be printed twice by the child */
-	rl->child = util_start_command(rl->prog, argv, &rl->orig);
+	rl->child = cmd_start(rl->prog, argv, &rl->orig);
 	if (rl->child < 0)
 		rl->child = 0;
 	return rl->child ? rl->child : -1;
@@ -83,7 +83,7 @@ pid_t runloop_start(struct runloop *rl, char **argv)
 pid_t runloop_start_gated(struct runloop *rl, char **argv, int *gate)
 {
 	fflush(NULL);
-	rl->child = util_start_command_gated(rl->prog, argv, &rl->orig, gate);
+	rl->child = cmd_start_gated(rl->prog, argv, &rl->orig, gate);
 	if (rl->child < 0)
 		rl->child = 0;
 	return rl->child ? rl->child : -1;
@@ -107,11 +107,11 @@ static int wait_once(struct runloop *rl)
 	int n, npoll = rl->nwatch;
 
 	if (rl->sigfd < 0)
-		return util_wait_signal(&rl->set, rl->next_tick, rl->end);
+		return cmd_wait_signal(&rl->set, rl->next_tick, rl->end);
 	if (rl->end && (!wake || rl->end < wake))
 		wake = rl->end;
 	if (wake) {
-		left = wake - util_now();
+		left = wake - clock_now();
 		if (left < 0)
 			left = 0;
 		ts.tv_sec = (time_t)left;
@@ -144,10 +144,10 @@ enum runloop_event runloop_next(struct runloop *rl)
 	while (!rl->stopped) {
 		int sig = wait_once(rl);
 
-		rl->now = util_now();
+		rl->now = clock_now();
 		if (sig == SIGUSR1)
 			return RUNLOOP_USR1;
-		if (sig == SIGCHLD && util_reap_command(&rl->child, &rl->cmd_status)) {
+		if (sig == SIGCHLD && cmd_reap(&rl->child, &rl->cmd_status)) {
 			if (rl->keep_going) {
 				/* The caller sees every end; after Ctrl-C the next call stops. */
 				if (rl->interrupted)
@@ -170,7 +170,7 @@ enum runloop_event runloop_next(struct runloop *rl)
 		if (rl->end && rl->now >= rl->end)
 			rl->stopped = true;
 		if (!rl->stopped && rl->next_tick && rl->now >= rl->next_tick) {
-			rl->next_tick = util_next_tick(rl->start, rl->interval, rl->now);
+			rl->next_tick = clock_next_tick(rl->start, rl->interval, rl->now);
 			rl->ticks++;
 			return RUNLOOP_TICK;
 		}
@@ -182,7 +182,7 @@ void runloop_finish(struct runloop *rl)
 {
 	struct signalfd_siginfo si;
 
-	util_end_command(rl->child);
+	cmd_end(rl->child);
 	rl->child = 0;
 	if (rl->sigfd >= 0) {
 		/*

@@ -84,8 +84,8 @@ int runloop_watch_fd(struct runloop *rl, int fd, short events, runloop_fd_cb cb,
 pid_t runloop_start(struct runloop *rl, char **argv);
 
 /*
- * The same, gated (util_start_command_gated): the command waits before exec until
- * util_release_command(*@gate, ...).
+ * The same, gated (cmd_start_gated): the command waits before exec until
+ * cmd_release(*@gate, ...).
  */
 pid_t runloop_start_gated(struct runloop *rl, char **argv, int *gate);
 

@@ -17,8 +17,10 @@
 #include "tplist.h"
 #include "tpfield.h"
 #include "runloop.h"
+#include "tpstat_buckets.h"
 #include "tpstat_fmt.h"
 #include "tpstat_cli.h"
+#include "tpstat_opts.h"
 #include "tpstat_target.h"
 #include "tpstat_names.h"
 #include "pins.h"
@@ -29,45 +31,124 @@
 #include "tpstat_metrics.h"
 #include "http_serve.h"
 
-/* What the kernel counted for each tracepoint: per-CPU slots and the program's misses. */
-struct counts {
-	__u64 slot[TPSTAT_MAX_TP][TPSTAT_NR_SLOTS];
-	__u64 missed[TPSTAT_MAX_TP];
-	struct tpstat_hist hist[TPSTAT_MAX_HIST];	/* --hist, in env.hist's order */
+/*
+ * Every count is kept as snapshots: reported = raw - excluded, where what was counted while
+ * paused is excluded at resume (snapshots at pause and resume), so pausing costs the
+ * programs nothing; shown is what a report shows now, prev what the previous one showed
+ * (the base of the deltas).
+ */
+
+/* What the kernel counted for one tracepoint: its per-CPU slots and its program's misses. */
+struct tp_counts {
+	__u64 slot[TPSTAT_NR_SLOTS];
+	__u64 missed;
+};
+
+/* One --hist or --lhist: as given, its field compiled against BTF, and its counts. */
+struct hist {
+	const struct tpstat_hist_opt *opt;
+	int h;				/* its index in .rodata's hist_field and the kernel's hists */
+	struct tpfield field;
+	struct tpstat_hist raw, excluded, at_pause, shown, prev;
+	struct tpstat_hist delta;	/* one interval's, for its lines */
+};
+
+/* One --by: as given, its key compiled against BTF (an EXPR key), and its entries as read. */
+struct by {
+	const struct tpstat_by_opt *opt;
+	int b;				/* its index in .rodata's by_spec and the table's keys */
+	struct tpfield key;
+	struct tpstat_by_entry *entries;	/* TPSTAT_BY_ENTRIES of room; sorted once read */
+	int n;				/* entries read */
+};
+
+/*
+ * One counted tracepoint: all tpstat keeps of it. idx is its index in the BPF object (the
+ * program tpstat_IDX, the slots' count[IDX], .bss tps[IDX]) and in the options' names.
+ */
+struct tp {
+	int idx;
+	const struct tp_info *info;
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	struct tp_counts raw, excluded, at_pause, shown, prev;
+	__u64 cpus[TPSTAT_CPU_WORDS];	/* the CPUs that hit it, as last read */
+	__u64 cpu_count[TPSTAT_NR_SLOTS], cpu_delta[TPSTAT_NR_SLOTS];	/* -A */
+	__u64 runs[MAX_REPEAT];		/* -r: each run's count */
+	__u64 run_start;		/* the count when the current run started */
+	struct hist *hists[TPSTAT_MAX_HIST];	/* its --hist and --lhist, in the options' order */
+	int nhists;
+	struct by *bys[TPSTAT_MAX_BY];	/* its --by, in the options' order */
+	int nbys;
+	/* What its row in a report points to. */
+	struct tpstat_hist_row hist_rows[TPSTAT_MAX_HIST];
+	struct tpstat_by_row by_rows[TPSTAT_MAX_BY];
 };
 
 struct state {
+	const struct tpstat_opts *o;
 	struct tpstat_bpf *skel;
-	struct bpf_program *progs[TPSTAT_MAX_TP];
-	struct bpf_link *links[TPSTAT_MAX_TP];
 	struct bpf_link *task_links[2];	/* fork and free tracking of the targets */
-	const struct tp_info *tps[TPSTAT_MAX_TP];
-	/*
-	 * Reported = raw - excluded: what was counted while paused is excluded at resume
-	 * (snapshots at pause and resume), so pausing costs the programs nothing.
-	 */
-	struct counts raw, excluded, at_pause, shown, prev;
+	int n;				/* tracepoints counted */
+	struct tp tp[TPSTAT_MAX_TP];
+	struct hist hist[TPSTAT_MAX_HIST];	/* in the options' order, each on its tracepoint */
+	struct by by[TPSTAT_MAX_BY];
 	bool paused;
 	int ncpu;			/* possible CPUs */
-	__u64 cpu_count[TPSTAT_MAX_TP][TPSTAT_NR_SLOTS], cpu_delta[TPSTAT_MAX_TP][TPSTAT_NR_SLOTS];
-	__u64 cpu_prev[TPSTAT_NR_SLOTS];
-	__u64 runs[TPSTAT_MAX_TP][MAX_REPEAT];
 	double run_secs[MAX_REPEAT];	/* -r: each run's elapsed time */
 	int nruns;
 	FILE *out;			/* the report: stdout, stderr with -- CMD, or -o FILE */
-	__u64 cpus[TPSTAT_MAX_TP][TPSTAT_CPU_WORDS];
-	struct tpstat_row rows[TPSTAT_MAX_TP];
+	struct tpstat_row rows[TPSTAT_MAX_TP];	/* a report's, one per tracepoint */
 	char command[1024];
 	char target[1200];
 	bool tree;			/* counting CMD's process tree */
 	struct pins pins;
-	struct tpfield fields[TPSTAT_MAX_HIST];
-	struct tpstat_hist_row hist_rows[TPSTAT_MAX_TP][TPSTAT_MAX_HIST];
-	struct tpstat_hist hist_delta[TPSTAT_MAX_HIST];	/* one interval's, for its lines */
-	struct tpfield keys[TPSTAT_MAX_BY];	/* --by EXPR keys */
-	struct tpstat_by_entry *by_entries[TPSTAT_MAX_BY];	/* each --by's, as read, sorted */
-	struct tpstat_by_row by_rows[TPSTAT_MAX_TP][TPSTAT_MAX_BY];
 };
+
+/*
+ * The kernel's --hist and --by tables, read here and only here: each histogram from the
+ * mmapped .bss into its raw counts; the key table in batches of 256 (one system call each)
+ * into each --by's entries, unsorted.
+ */
+static void read_hists(struct state *s)
+{
+	for (int h = 0; h < s->o->nhist; h++) {
+		const __u64 *from = (const __u64 *)&s->skel->bss->hists[h];
+		__u64 *to = (__u64 *)&s->hist[h].raw;
+
+		for (size_t w = 0; w < sizeof(s->hist[h].raw) / sizeof(__u64); w++)
+			to[w] = __atomic_load_n(&from[w], __ATOMIC_RELAXED);
+	}
+}
+
+static void read_by_table(struct state *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.by_counts);
+	struct tpstat_key keys[256];
+	__u64 vals[256];
+	__u32 batch = 0, count;
+	bool first = true;
+	int err;
+
+	for (int b = 0; b < s->o->nby; b++)
+		s->by[b].n = 0;
+	do {
+		LIBBPF_OPTS(bpf_map_batch_opts, o);
+
+		count = 256;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, vals, &count, &o);
+		first = false;
+		for (__u32 i = 0; i < count; i++) {
+			__u32 b = keys[i].by;
+
+			if (b < (__u32)s->o->nby && s->by[b].n < TPSTAT_BY_ENTRIES)
+				s->by[b].entries[s->by[b].n++] = (struct tpstat_by_entry){
+					{ keys[i].k[0], keys[i].k[1] }, vals[i] };
+		}
+	} while (!err);
+	if (errno != ENOENT)
+		fprintf(stderr, "tpstat: cannot read the --by table: %s\n", strerror(errno));
+}
 
 /* Most counted first; equal counts by key, so that the output is stable. */
 static int cmp_entry(const void *a, const void *b)
@@ -79,51 +160,23 @@ static int cmp_entry(const void *a, const void *b)
 	return memcmp(x->k, y->k, sizeof(x->k));
 }
 
-/*
- * Read the --by table (in batches of 256, one system call each) and make each --by's row:
- * its top env.top entries, the rest summed into other, dropped and errors from .bss.
- */
-static void read_by(struct state *s)
+/* A --by's row: its top o->top entries (sorted now), the rest summed, dropped and errors. */
+static struct tpstat_by_row by_row(struct state *s, struct by *by)
 {
-	int fd = bpf_map__fd(s->skel->maps.by_counts), m[TPSTAT_MAX_BY] = {};
-	struct tpstat_key keys[256];
-	__u64 vals[256];
-	__u32 batch = 0, count;
-	bool first = true;
-	int err;
+	const struct tpstat_by_stats *st = &s->skel->bss->by_stats[by->b];
+	long top = s->o->top;
+	__u64 other = 0;
 
-	do {
-		LIBBPF_OPTS(bpf_map_batch_opts, o);
-
-		count = 256;
-		err = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, vals, &count, &o);
-		first = false;
-		for (__u32 i = 0; i < count; i++) {
-			__u32 b = keys[i].by;
-
-			if (b < (__u32)env.nby && m[b] < TPSTAT_BY_ENTRIES)
-				s->by_entries[b][m[b]++] = (struct tpstat_by_entry){
-					{ keys[i].k[0], keys[i].k[1] }, vals[i] };
-		}
-	} while (!err);
-	if (errno != ENOENT)
-		fprintf(stderr, "tpstat: cannot read the --by table: %s\n", strerror(errno));
-	for (int b = 0; b < env.nby; b++) {
-		struct tpstat_by_entry *e = s->by_entries[b];
-		int idx = env.by[b].idx;
-		__u64 other = 0;
-
-		qsort(e, m[b], sizeof(*e), cmp_entry);
-		for (int i = env.top; i < m[b]; i++)
-			other += e[i].count;
-		s->by_rows[idx][s->rows[idx].nbys++] = (struct tpstat_by_row){
-			.key_expr = env.by[b].key, .kind = env.by[b].kind,
-			.is_signed = s->keys[b].is_signed, .entries = e,
-			.n = m[b] < env.top ? m[b] : (int)env.top, .nkeys = m[b], .other = other,
-			.dropped = __atomic_load_n(&s->skel->bss->by_stats[b].dropped, __ATOMIC_RELAXED),
-			.errors = __atomic_load_n(&s->skel->bss->by_stats[b].errors, __ATOMIC_RELAXED),
-		};
-	}
+	qsort(by->entries, by->n, sizeof(*by->entries), cmp_entry);
+	for (int i = top; i < by->n; i++)
+		other += by->entries[i].count;
+	return (struct tpstat_by_row){
+		.key_expr = by->opt->key, .kind = by->opt->kind, .is_signed = by->key.is_signed,
+		.entries = by->entries, .n = by->n < top ? by->n : (int)top, .nkeys = by->n,
+		.other = other,
+		.dropped = __atomic_load_n(&st->dropped, __ATOMIC_RELAXED),
+		.errors = __atomic_load_n(&st->errors, __ATOMIC_RELAXED),
+	};
 }
 
 static __u64 recursion_misses(struct bpf_program *prog)
@@ -136,107 +189,99 @@ static __u64 recursion_misses(struct bpf_program *prog)
 	return info.recursion_misses;
 }
 
-/* Read the counters: the mmapped .bss for the slots, one bpf_prog_info per program. */
-static void read_raw(struct state *s, struct counts *c)
+/* Read the counters into raw: the mmapped .bss for the slots, one bpf_prog_info per program. */
+static void read_raw(struct state *s)
 {
 	struct tpstat_bpf__bss *bss = s->skel->bss;
 
 	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
-		for (int i = 0; i < env.n; i++)
-			c->slot[i][slot] = __atomic_load_n(&bss->slots[slot].count[i], __ATOMIC_RELAXED);
-	for (int i = 0; i < env.n; i++)
-		c->missed[i] = recursion_misses(s->progs[i]);
-	for (int h = 0; h < env.nhist; h++) {
-		const __u64 *from = (const __u64 *)&bss->hists[h];
-		__u64 *to = (__u64 *)&c->hist[h];
-
-		for (size_t w = 0; w < sizeof(c->hist[h]) / sizeof(__u64); w++)
-			to[w] = __atomic_load_n(&from[w], __ATOMIC_RELAXED);
-	}
-}
-
-/* c = a - b for what adds up in a histogram; min and max stay a's (they do not subtract). */
-static void sub_hist(struct tpstat_hist *c, const struct tpstat_hist *a, const struct tpstat_hist *b)
-{
-	c->samples = a->samples - b->samples;
-	c->errors = a->errors - b->errors;
-	/* The 128-bit sum: the borrow out of the low word. */
-	c->sum_hi = a->sum_hi - b->sum_hi - (a->sum < b->sum);
-	c->sum = a->sum - b->sum;
-	c->minmax_lost = a->minmax_lost - b->minmax_lost;
-	for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
-		c->buckets[k] = a->buckets[k] - b->buckets[k];
-	c->min = a->min;
-	c->max = a->max;
+		for (int i = 0; i < s->n; i++)
+			s->tp[i].raw.slot[slot] = __atomic_load_n(&bss->slots[slot].count[s->tp[i].idx],
+								  __ATOMIC_RELAXED);
+	for (int i = 0; i < s->n; i++)
+		s->tp[i].raw.missed = recursion_misses(s->tp[i].prog);
+	read_hists(s);
 }
 
 /* c = a - b, slot by slot */
-static void sub_counts(struct counts *c, const struct counts *a, const struct counts *b)
+static void sub_counts(struct tp_counts *c, const struct tp_counts *a, const struct tp_counts *b)
 {
-	for (int i = 0; i < env.n; i++) {
-		for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
-			c->slot[i][slot] = a->slot[i][slot] - b->slot[i][slot];
-		c->missed[i] = a->missed[i] - b->missed[i];
-	}
-	for (int h = 0; h < env.nhist; h++)
-		sub_hist(&c->hist[h], &a->hist[h], &b->hist[h]);
+	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
+		c->slot[slot] = a->slot[slot] - b->slot[slot];
+	c->missed = a->missed - b->missed;
 }
 
-static void add_counts(struct counts *c, const struct counts *a)
+static void add_counts(struct tp_counts *c, const struct tp_counts *a)
 {
-	for (int i = 0; i < env.n; i++) {
-		for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
-			c->slot[i][slot] += a->slot[i][slot];
-		c->missed[i] += a->missed[i];
-	}
-	for (int h = 0; h < env.nhist; h++) {
-		struct tpstat_hist *ch = &c->hist[h];
-		const struct tpstat_hist *ah = &a->hist[h];
-
-		ch->samples += ah->samples;
-		ch->errors += ah->errors;
-		ch->sum_hi += ah->sum_hi + (ch->sum + ah->sum < ch->sum);
-		ch->sum += ah->sum;
-		ch->minmax_lost += ah->minmax_lost;
-		for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
-			ch->buckets[k] += ah->buckets[k];
-	}
+	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
+		c->slot[slot] += a->slot[slot];
+	c->missed += a->missed;
 }
 
-static __u64 total(const struct counts *c, int i)
+static __u64 total(const struct tp_counts *c)
 {
 	__u64 t = 0;
 
 	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
-		t += c->slot[i][slot];
+		t += c->slot[slot];
 	return t;
 }
 
 /* What the user sees now: counted minus what was counted while paused. */
 static void current(struct state *s)
 {
-	struct counts *now = &s->raw;
+	read_raw(s);
+	for (int i = 0; i < s->n; i++) {
+		struct tp *tp = &s->tp[i];
 
-	read_raw(s, now);
-	sub_counts(&s->shown, s->paused ? &s->at_pause : now, &s->excluded);
+		sub_counts(&tp->shown, s->paused ? &tp->at_pause : &tp->raw, &tp->excluded);
+	}
+	for (int h = 0; h < s->o->nhist; h++) {
+		struct hist *hi = &s->hist[h];
+
+		buckets_sub(&hi->shown, s->paused ? &hi->at_pause : &hi->raw, &hi->excluded);
+	}
+}
+
+/* The base of the next report's deltas: what this one showed, or zero for a final total. */
+static void set_prev(struct state *s, bool zero)
+{
+	for (int i = 0; i < s->n; i++)
+		s->tp[i].prev = zero ? (struct tp_counts){} : s->tp[i].shown;
+	for (int h = 0; h < s->o->nhist; h++)
+		s->hist[h].prev = zero ? (struct tpstat_hist){} : s->hist[h].shown;
 }
 
 /* SIGUSR1: pause or resume. The flag in .bss is for observers; the programs never read it. */
 static bool toggle_pause(struct state *s)
 {
-	struct counts during;
-
-	if (env.nby) {
+	if (s->o->nby) {
 		/* The key tables cannot leave out what was counted while paused: say so, go on. */
 		fprintf(stderr, "tpstat: SIGUSR1 ignored: --by tables cannot be paused\n");
 		return false;
 	}
-	read_raw(s, &s->raw);
-	if (!s->paused) {
-		s->at_pause = s->raw;
-	} else {
-		sub_counts(&during, &s->raw, &s->at_pause);
-		add_counts(&s->excluded, &during);
+	read_raw(s);
+	for (int i = 0; i < s->n; i++) {
+		struct tp *tp = &s->tp[i];
+		struct tp_counts during;
+
+		if (!s->paused) {
+			tp->at_pause = tp->raw;
+		} else {
+			sub_counts(&during, &tp->raw, &tp->at_pause);
+			add_counts(&tp->excluded, &during);
+		}
+	}
+	for (int h = 0; h < s->o->nhist; h++) {
+		struct hist *hi = &s->hist[h];
+		struct tpstat_hist during;
+
+		if (!s->paused) {
+			hi->at_pause = hi->raw;
+		} else {
+			buckets_sub(&during, &hi->raw, &hi->at_pause);
+			buckets_add(&hi->excluded, &during);
+		}
 	}
 	s->paused = !s->paused;
 	__atomic_store_n(&s->skel->bss->paused, s->paused, __ATOMIC_RELAXED);
@@ -249,87 +294,93 @@ static bool toggle_pause(struct state *s)
  */
 static void fields_rows(struct state *s, bool interval)
 {
-	for (int i = 0; i < env.n; i++) {
-		s->rows[i].hists = s->hist_rows[i];
-		s->rows[i].nhists = 0;
-		s->rows[i].bys = s->by_rows[i];
-		s->rows[i].nbys = 0;
-	}
-	if (env.nby)
-		read_by(s);
-	for (int h = 0; h < env.nhist; h++) {
-		struct tpstat_row *row = &s->rows[env.hist[h].idx];
-		const struct tpstat_hist *c = &s->shown.hist[h];
+	if (s->o->nby)
+		read_by_table(s);
+	for (int i = 0; i < s->n; i++) {
+		struct tp *tp = &s->tp[i];
 
-		if (interval) {
-			sub_hist(&s->hist_delta[h], &s->shown.hist[h], &s->prev.hist[h]);
-			c = &s->hist_delta[h];
+		for (int k = 0; k < tp->nhists; k++) {
+			struct hist *hi = tp->hists[k];
+			const struct tpstat_hist *c = &hi->shown;
+
+			if (interval) {
+				buckets_sub(&hi->delta, &hi->shown, &hi->prev);
+				c = &hi->delta;
+			}
+			tp->hist_rows[k] = (struct tpstat_hist_row){
+				.expr = hi->opt->expr, .is_signed = hi->field.is_signed,
+				.samples = c->samples, .errors = c->errors, .sum = c->sum,
+				.sum_hi = c->sum_hi, .min = c->min,
+				.max = c->max, .minmax_lost = c->minmax_lost, .buckets = c->buckets,
+				.interval = interval, .linear = hi->opt->linear, .lmin = hi->opt->lmin,
+				.lmax = hi->opt->lmax, .lstep = hi->opt->lstep,
+			};
 		}
-
-		s->hist_rows[env.hist[h].idx][row->nhists++] = (struct tpstat_hist_row){
-			.expr = env.hist[h].expr, .is_signed = s->fields[h].is_signed,
-			.samples = c->samples, .errors = c->errors, .sum = c->sum,
-			.sum_hi = c->sum_hi, .min = c->min,
-			.max = c->max, .minmax_lost = c->minmax_lost, .buckets = c->buckets,
-			.interval = interval, .linear = env.hist[h].linear, .lmin = env.hist[h].lmin,
-			.lmax = env.hist[h].lmax, .lstep = env.hist[h].lstep,
-		};
+		for (int k = 0; k < tp->nbys; k++)
+			tp->by_rows[k] = by_row(s, tp->bys[k]);
+		s->rows[i].hists = tp->hist_rows;
+		s->rows[i].nhists = tp->nhists;
+		s->rows[i].bys = tp->by_rows;
+		s->rows[i].nbys = tp->nbys;
 	}
 }
 
 static void report(struct state *s, struct tpstat_report *r)
 {
+	const struct tpstat_opts *o = s->o;
 	struct tpstat_bpf__bss *bss = s->skel->bss;
+	__u64 cpu_prev[TPSTAT_NR_SLOTS];
 
 	current(s);
-	for (int i = 0; i < env.n; i++) {
+	for (int i = 0; i < s->n; i++) {
+		struct tp *tp = &s->tp[i];
 		struct tpstat_row *row = &s->rows[i];
-		__u64 first = __atomic_load_n(&bss->tps[i].first_cpu, __ATOMIC_RELAXED);
+		__u64 first = __atomic_load_n(&bss->tps[tp->idx].first_cpu, __ATOMIC_RELAXED);
 
 		for (int w = 0; w < TPSTAT_CPU_WORDS; w++)
-			s->cpus[i][w] = __atomic_load_n(&bss->tps[i].cpus[w], __ATOMIC_RELAXED);
+			tp->cpus[w] = __atomic_load_n(&bss->tps[tp->idx].cpus[w], __ATOMIC_RELAXED);
 		row->first_cpu = first ? (int)(first - 1) : -1;
-		row->cpus_truncated = __atomic_load_n(&bss->tps[i].cpus_beyond, __ATOMIC_RELAXED);
-		row->name = s->tps[i]->name;
-		row->module = s->tps[i]->module;
-		row->kind = s->tps[i]->kind;
-		row->count = total(&s->shown, i);
-		row->delta = row->count - total(&s->prev, i);
-		row->missed = s->shown.missed[i];
-		row->missed_delta = s->shown.missed[i] - s->prev.missed[i];
-		row->cpus = s->cpus[i];
+		row->cpus_truncated = __atomic_load_n(&bss->tps[tp->idx].cpus_beyond, __ATOMIC_RELAXED);
+		row->name = tp->info->name;
+		row->module = tp->info->module;
+		row->kind = tp->info->kind;
+		row->count = total(&tp->shown);
+		row->delta = row->count - total(&tp->prev);
+		row->missed = tp->shown.missed;
+		row->missed_delta = tp->shown.missed - tp->prev.missed;
+		row->cpus = tp->cpus;
 		row->cpu_words = TPSTAT_CPU_WORDS;
-		if (env.per_cpu) {
+		if (o->per_cpu) {
 			__u64 rest_prev;
-			int n = fmt_cpu_counts(s->shown.slot[i], s->ncpu, s->cpu_count[i], &row->rest_count);
+			int n = fmt_cpu_counts(tp->shown.slot, s->ncpu, tp->cpu_count, &row->rest_count);
 
-			fmt_cpu_counts(s->prev.slot[i], s->ncpu, s->cpu_prev, &rest_prev);
+			fmt_cpu_counts(tp->prev.slot, s->ncpu, cpu_prev, &rest_prev);
 			for (int c = 0; c < n; c++)
-				s->cpu_delta[i][c] = s->cpu_count[i][c] - s->cpu_prev[c];
-			row->cpu_count = s->cpu_count[i];
-			row->cpu_delta = s->cpu_delta[i];
+				tp->cpu_delta[c] = tp->cpu_count[c] - cpu_prev[c];
+			row->cpu_count = tp->cpu_count;
+			row->cpu_delta = tp->cpu_delta;
 			row->ncpu = n;
 			row->rest_last = n < s->ncpu ? s->ncpu - 1 : 0;
 			row->rest_delta = row->rest_count - rest_prev;
 		}
-		row->runs = s->runs[i];
+		row->runs = tp->runs;
 		row->nruns = r->final ? s->nruns : 0;
 	}
-	fields_rows(s, !r->final && !env.json && !env.csv);
-	s->prev = s->shown;
-	r->n = env.n;
+	fields_rows(s, !r->final && !o->json && !o->csv);
+	set_prev(s, false);
+	r->n = s->n;
 	r->rows = s->rows;
-	r->ts = util_wallclock();
+	r->ts = clock_wallclock();
 	r->target = s->target;
-	r->csv = env.csv;
-	r->per_cpu = env.per_cpu;
+	r->csv = o->csv;
+	r->per_cpu = o->per_cpu;
 	if (r->final) {
 		r->run_secs = s->run_secs;
 		r->nruns = s->nruns;
 	}
-	if (env.json)
+	if (o->json)
 		fmt_json(s->out, r);
-	else if (env.csv)
+	else if (o->csv)
 		fmt_csv(s->out, r);
 	else if (!r->final)
 		fmt_interval(s->out, r);
@@ -343,24 +394,26 @@ static void metrics_snapshot(void *arg, struct tpstat_mview *v)
 	struct state *s = arg;
 
 	current(s);
-	v->n = env.n;
+	v->n = s->n;
 	v->ncpu = s->ncpu;
-	for (int i = 0; i < env.n; i++) {
+	for (int i = 0; i < s->n; i++) {
+		struct tp *tp = &s->tp[i];
+
 		v->tp[i] = (struct tpstat_mtp){
-			.tp = s->tps[i],
-			.prog = bpf_program__name(s->progs[i]),
-			.prog_fd = bpf_program__fd(s->progs[i]),
-			.hits = total(&s->shown, i),
-			.missed = s->shown.missed[i],
+			.tp = tp->info,
+			.prog = bpf_program__name(tp->prog),
+			.prog_fd = bpf_program__fd(tp->prog),
+			.hits = total(&tp->shown),
+			.missed = tp->shown.missed,
 		};
-		if (env.per_cpu) {
-			v->tp[i].ncpu = fmt_cpu_counts(s->shown.slot[i], s->ncpu, s->cpu_count[i],
+		if (s->o->per_cpu) {
+			v->tp[i].ncpu = fmt_cpu_counts(tp->shown.slot, s->ncpu, tp->cpu_count,
 						       &v->tp[i].rest_hits);
-			v->tp[i].cpu_hits = s->cpu_count[i];
+			v->tp[i].cpu_hits = tp->cpu_count;
 		}
 	}
 	fields_rows(s, false);
-	for (int i = 0; i < env.n; i++) {
+	for (int i = 0; i < s->n; i++) {
 		v->tp[i].hists = s->rows[i].hists;
 		v->tp[i].nhists = s->rows[i].nhists;
 		v->tp[i].bys = s->rows[i].bys;
@@ -395,13 +448,13 @@ static int pin(struct state *s)
 	if (err)
 		return 1;
 	err = pins_map(&s->pins, s->skel->maps.bss, "counters");
-	for (int i = 0; !err && i < env.n; i++) {
-		snprintf(name, sizeof(name), "prog_%s", s->tps[i]->name);
-		err = pins_prog(&s->pins, s->progs[i], name);
+	for (int i = 0; !err && i < s->n; i++) {
+		snprintf(name, sizeof(name), "prog_%s", s->tp[i].info->name);
+		err = pins_prog(&s->pins, s->tp[i].prog, name);
 		if (err)
 			break;
-		snprintf(name, sizeof(name), "link_%s", s->tps[i]->name);
-		err = pins_link(&s->pins, s->links[i], name);
+		snprintf(name, sizeof(name), "link_%s", s->tp[i].info->name);
+		err = pins_link(&s->pins, s->tp[i].link, name);
 	}
 	return err ? 1 : 0;
 }
@@ -419,9 +472,9 @@ static int pin(struct state *s)
 static void detach_all(struct state *s)
 {
 	unpin(s);	/* a pinned link would keep the program attached */
-	for (int i = 0; i < env.n; i++) {
-		bpf_link__destroy(s->links[i]);
-		s->links[i] = NULL;
+	for (int i = 0; i < s->n; i++) {
+		bpf_link__destroy(s->tp[i].link);
+		s->tp[i].link = NULL;
 	}
 	if (!syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		return;
@@ -434,7 +487,7 @@ static void detach_all(struct state *s)
 static pid_t start_command(struct state *s, struct runloop *rl)
 {
 	int gate;
-	pid_t child = runloop_start_gated(rl, env.command, &gate);
+	pid_t child = runloop_start_gated(rl, s->o->command, &gate);
 	__u8 one = 1;
 	__u32 tgid;
 	bool go = true;
@@ -451,41 +504,41 @@ static pid_t start_command(struct state *s, struct runloop *rl)
 			go = false;
 		}
 	}
-	util_release_command(gate, go);
+	cmd_release(gate, go);
 	return child;
 }
 
-static void record_run(struct state *s, const __u64 *before, double secs)
+static void record_run(struct state *s, double secs)
 {
 	current(s);
-	for (int i = 0; i < env.n; i++)
-		s->runs[i][s->nruns] = total(&s->shown, i) - before[i];
+	for (int i = 0; i < s->n; i++)
+		s->tp[i].runs[s->nruns] = total(&s->tp[i].shown) - s->tp[i].run_start;
 	s->run_secs[s->nruns] = secs;
 	s->nruns++;
 }
 
 static int run(struct state *s)
 {
-	struct tpstat_report r = { .command = env.command ? s->command : NULL };
-	__u64 run_start[TPSTAT_MAX_TP] = {};
-	long runs = env.repeat ? env.repeat : 1;
+	const struct tpstat_opts *o = s->o;
+	struct tpstat_report r = { .command = o->command ? s->command : NULL };
+	long runs = o->repeat ? o->repeat : 1;
 	double last, paused_at = 0, now, run_t0;
 	bool counted_out = false;	/* -c: the last interval was printed; no partial line */
 	enum runloop_event ev;
 	struct runloop rl;
 	int status = 0;
 
-	runloop_init(&rl, "tpstat", env.interval, env.duration, true);
-	rl.keep_going = env.repeat > 0;	/* -r: every end of CMD is recorded, then rerun */
+	runloop_init(&rl, "tpstat", o->interval, o->duration, true);
+	rl.keep_going = o->repeat > 0;	/* -r: every end of CMD is recorded, then rerun */
 	if (tpstat_metrics_watch(&rl)) {
 		runloop_finish(&rl);
 		return 1;
 	}
-	if (!env.json && !env.csv && env.interval)
+	if (!o->json && !o->csv && o->interval)
 		fmt_interval_header(s->out);
 	last = rl.start;
-	run_t0 = util_now();
-	if (env.command && start_command(s, &rl) < 0) {
+	run_t0 = clock_now();
+	if (o->command && start_command(s, &rl) < 0) {
 		runloop_finish(&rl);
 		return 1;
 	}
@@ -502,17 +555,17 @@ static int run(struct state *s)
 				r.paused_secs += now - paused_at;
 				paused_at = 0;
 			}
-			if (!env.json && !env.csv)
+			if (!o->json && !o->csv)
 				fprintf(s->out, "#%12.3f  counting %s (SIGUSR1)\n", now - rl.start,
 					s->paused ? "paused" : "resumed");
 			fflush(s->out);
 			break;
 		case RUNLOOP_EXITED:
-			record_run(s, run_start, now - run_t0);
-			for (int i = 0; i < env.n; i++)
-				run_start[i] = total(&s->shown, i);
+			record_run(s, now - run_t0);
+			for (int i = 0; i < s->n; i++)
+				s->tp[i].run_start = total(&s->tp[i].shown);
 			if (s->nruns < runs && rl.cmd_status == 0 && !rl.interrupted) {
-				run_t0 = util_now();
+				run_t0 = clock_now();
 				if (start_command(s, &rl) < 0)
 					runloop_stop(&rl);
 			} else {
@@ -526,7 +579,7 @@ static int run(struct state *s)
 			r.paused = s->paused;
 			report(s, &r);
 			last = now;
-			if (env.count && r.interval >= env.count) {
+			if (o->count && r.interval >= o->count) {
 				counted_out = true;
 				runloop_stop(&rl);
 			}
@@ -537,7 +590,7 @@ static int run(struct state *s)
 	}
 
 	detach_all(s);
-	now = util_now();
+	now = clock_now();
 	if (paused_at)
 		r.paused_secs += now - paused_at;
 	/*
@@ -549,12 +602,12 @@ static int run(struct state *s)
 	r.elapsed = now - rl.start;
 	r.span = now - last;
 	r.paused = s->paused;
-	if (env.interval && !env.json) {
+	if (o->interval && !o->json) {
 		/* The last, partial interval as a line of its own; totals only with --summary. */
 		if (!counted_out)
 			report(s, &r);
-		if (env.summary) {
-			s->prev = (struct counts){};
+		if (o->summary) {
+			set_prev(s, true);
 			r.final = true;
 			report(s, &r);
 		}
@@ -577,27 +630,31 @@ static int run(struct state *s)
 /* The compiled fields into .rodata, before load. */
 static void set_fields(struct state *s)
 {
-	s->skel->rodata->nhist = env.nhist;
-	for (int h = 0; h < env.nhist; h++) {
-		const struct tpfield *f = &s->fields[h];
+	const struct tpstat_opts *o = s->o;
+
+	s->skel->rodata->nhist = o->nhist;
+	for (int h = 0; h < o->nhist; h++) {
+		const struct hist *hi = &s->hist[h];
+		const struct tpfield *f = &hi->field;
 		struct tpstat_field *d = (struct tpstat_field *)&s->skel->rodata->hist_field[h];
 
-		*d = (struct tpstat_field){ .tp = env.hist[h].idx, .arg = f->arg, .nsteps = f->nsteps,
+		*d = (struct tpstat_field){ .tp = hi->opt->idx, .arg = f->arg, .nsteps = f->nsteps,
 			.size = f->size, .is_signed = f->is_signed, .bit_off = f->bit_off,
-			.bit_size = f->bit_size, .linear = env.hist[h].linear,
-			.lmin = env.hist[h].lmin, .lmax = env.hist[h].lmax,
-			.lstep = (__u64)env.hist[h].lstep };
+			.bit_size = f->bit_size, .linear = hi->opt->linear,
+			.lmin = hi->opt->lmin, .lmax = hi->opt->lmax,
+			.lstep = (__u64)hi->opt->lstep };
 		for (__u32 k = 0; k < f->nsteps; k++) {
 			d->steps[k].off = f->steps[k].off;
 			d->steps[k].size = f->steps[k].size;
 		}
 	}
-	s->skel->rodata->nby = env.nby;
-	for (int b = 0; b < env.nby; b++) {
-		const struct tpfield *f = &s->keys[b];
+	s->skel->rodata->nby = o->nby;
+	for (int b = 0; b < o->nby; b++) {
+		const struct by *by = &s->by[b];
+		const struct tpfield *f = &by->key;
 		struct tpstat_by *d = (struct tpstat_by *)&s->skel->rodata->by_spec[b];
 
-		*d = (struct tpstat_by){ .kind = env.by[b].kind, .field = { .tp = env.by[b].idx,
+		*d = (struct tpstat_by){ .kind = by->opt->kind, .field = { .tp = by->opt->idx,
 			.arg = f->arg, .nsteps = f->nsteps, .size = f->size, .is_signed = f->is_signed,
 			.bit_off = f->bit_off, .bit_size = f->bit_size } };
 		for (__u32 k = 0; k < f->nsteps; k++) {
@@ -606,64 +663,96 @@ static void set_fields(struct state *s)
 		}
 	}
 	/* No --by: a table of one entry, not TPSTAT_BY_ENTRIES preallocated for nothing. */
-	bpf_map__set_max_entries(s->skel->maps.by_counts, env.nby ? TPSTAT_BY_ENTRIES : 1);
+	bpf_map__set_max_entries(s->skel->maps.by_counts, o->nby ? TPSTAT_BY_ENTRIES : 1);
+}
+
+/*
+ * The counted tracepoints from what the names resolved to (@tps) and the fields and keys
+ * compiled for them: each tracepoint with its --hist and --by, each of those with its
+ * compiled field and, for --by, room for its entries. Returns 0, or 1 when out of memory.
+ */
+static int setup_tps(struct state *s, const struct tp_info *const *tps,
+		     const struct tpfield *fields, const struct tpfield *keys)
+{
+	const struct tpstat_opts *o = s->o;
+
+	s->n = o->n;
+	for (int i = 0; i < s->n; i++)
+		s->tp[i] = (struct tp){ .idx = i, .info = tps[i] };
+	for (int h = 0; h < o->nhist; h++) {
+		struct tp *tp = &s->tp[o->hist[h].idx];
+
+		s->hist[h] = (struct hist){ .opt = &o->hist[h], .h = h, .field = fields[h] };
+		tp->hists[tp->nhists++] = &s->hist[h];
+	}
+	for (int b = 0; b < o->nby; b++) {
+		struct tp *tp = &s->tp[o->by[b].idx];
+
+		s->by[b] = (struct by){ .opt = &o->by[b], .b = b, .key = keys[b] };
+		tp->bys[tp->nbys++] = &s->by[b];
+		s->by[b].entries = calloc(TPSTAT_BY_ENTRIES, sizeof(*s->by[b].entries));
+		if (!s->by[b].entries) {
+			fprintf(stderr, "tpstat: out of memory\n");
+			return 1;
+		}
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	static struct state s;
+	static struct tpstat_opts opts;
+	static struct state s = { .o = &opts };
+	static const struct tp_info *tps[TPSTAT_MAX_TP];
+	static struct tpfield fields[TPSTAT_MAX_HIST], keys[TPSTAT_MAX_BY];
+	const struct tpstat_opts *o = &opts;
 	struct tp_list l;
 	int err, status = 1;
 
-	tpstat_parse_args(argc, argv);
-	util_setup_libbpf(env.verbose);
-	if (env.list)
-		return tpstat_list();
+	tpstat_parse_args(argc, argv, &opts);
+	util_setup_libbpf(o->verbose);
+	if (o->list)
+		return tpstat_list(o);
 
 	if (tpstat_load_tracepoints(&l))
 		return 1;
-	status = tpstat_resolve_names(&l, s.tps);
+	status = tpstat_resolve_names(o, &l, tps);
 	if (status)
 		goto out_list;
-	status = tpstat_check_targets();
+	status = tpstat_check_targets(o);
 	if (status)
 		goto out_list;
-	status = tpstat_compile_fields(s.tps, s.fields, s.keys);
+	status = tpstat_compile_fields(o, tps, fields, keys);
 	if (status)
 		goto out_list;
-	for (int b = 0; b < env.nby; b++) {
-		s.by_entries[b] = calloc(TPSTAT_BY_ENTRIES, sizeof(*s.by_entries[b]));
-		if (!s.by_entries[b]) {
-			fprintf(stderr, "tpstat: out of memory\n");
-			status = 1;
-			goto out_list;
-		}
-	}
+	status = setup_tps(&s, tps, fields, keys);
+	if (status)
+		goto out_list;
 	status = util_check_bpf("tpstat", "counting");
 	if (status)
 		goto out_list;
 	/* Before anything is loaded: an address that cannot be had changes nothing. */
-	status = tpstat_metrics_open(env.listen, env.textfile, env.interval ? env.interval : 10,
+	status = tpstat_metrics_open(o->listen, o->textfile, o->interval ? o->interval : 10,
 				     metrics_snapshot, &s);
 	if (status)
 		goto out_list;
-	util_join_command(env.command, s.command, sizeof(s.command));
+	cmd_join(o->command, s.command, sizeof(s.command));
 	/* The report never shares a stream with CMD's output (tpstat(8), OUTPUT). */
-	if (env.output && (!strcmp(env.output, "-") || !strcmp(env.output, "/dev/stdout"))) {
+	if (o->output && (!strcmp(o->output, "-") || !strcmp(o->output, "/dev/stdout"))) {
 		/* Not reopened: a file stdout points to would be truncated and written over. */
 		s.out = stdout;
-	} else if (env.output && !strcmp(env.output, "/dev/stderr")) {
+	} else if (o->output && !strcmp(o->output, "/dev/stderr")) {
 		s.out = stderr;
-	} else if (env.output) {
-		s.out = fopen(env.output, env.append ? "ae" : "we");
+	} else if (o->output) {
+		s.out = fopen(o->output, o->append ? "ae" : "we");
 		if (!s.out) {
-			fprintf(stderr, "tpstat: cannot open '%s' for the report: %s\n", env.output,
+			fprintf(stderr, "tpstat: cannot open '%s' for the report: %s\n", o->output,
 				strerror(errno));
 			status = 1;
 			goto out_list;
 		}
 	} else {
-		s.out = env.command ? stderr : stdout;
+		s.out = o->command ? stderr : stdout;
 	}
 	s.ncpu = libbpf_num_possible_cpus();
 	if (s.ncpu < 1)
@@ -681,47 +770,46 @@ int main(int argc, char **argv)
 
 		bpf_object__for_each_program(prog, s.skel->obj)
 			bpf_program__set_autoload(prog, false);
-		for (int i = 0; i < env.n; i++) {
-			bool hist = false;
-
+		for (int i = 0; i < s.n; i++) {
+			struct tp *tp = &s.tp[i];
 			/* With --hist or --by on it, the program that also records fields and keys. */
-			for (int h = 0; h < env.nhist; h++)
-				hist |= env.hist[h].idx == i;
-			for (int b = 0; b < env.nby; b++)
-				hist |= env.by[b].idx == i;
-			snprintf(name, sizeof(name), hist ? "tpstat_hist_%d" : "tpstat_%d", i);
-			s.progs[i] = bpf_object__find_program_by_name(s.skel->obj, name);
-			bpf_program__set_autoload(s.progs[i], true);
+			bool hist = tp->nhists || tp->nbys;
+
+			snprintf(name, sizeof(name), hist ? "tpstat_hist_%d" : "tpstat_%d", tp->idx);
+			tp->prog = bpf_object__find_program_by_name(s.skel->obj, name);
+			bpf_program__set_autoload(tp->prog, true);
 		}
 	}
-	s.tree = tpstat_choose_target(s.skel, s.target, sizeof(s.target));
+	s.tree = tpstat_choose_target(o, s.skel, s.target, sizeof(s.target));
 	set_fields(&s);
 	err = tpstat_bpf__load(s.skel);
 	if (err) {
 		fprintf(stderr, "tpstat: cannot load the BPF programs: %s\n", util_bpf_load_hint(err));
-		status = err == -EPERM || err == -EACCES ? EXIT_USAGE : 1;
+		status = util_bpf_exit_status(err);
 		goto out;
 	}
-	status = tpstat_set_targets(s.skel, s.task_links);
+	status = tpstat_set_targets(o, s.skel, s.task_links);
 	if (status)
 		goto out;
-	for (int h = 0; h < env.nhist; h++) {
+	for (int h = 0; h < o->nhist; h++) {
 		/* Before the first event: min and max start at the far ends of the type. */
-		s.skel->bss->hists[h].min = s.fields[h].is_signed ? (__u64)INT64_MAX : UINT64_MAX;
-		s.skel->bss->hists[h].max = s.fields[h].is_signed ? (__u64)INT64_MIN : 0;
+		s.skel->bss->hists[h].min = s.hist[h].field.is_signed ? (__u64)INT64_MAX : UINT64_MAX;
+		s.skel->bss->hists[h].max = s.hist[h].field.is_signed ? (__u64)INT64_MIN : 0;
 	}
-	for (int i = 0; i < env.n; i++) {
-		s.links[i] = bpf_program__attach_raw_tracepoint(s.progs[i], s.tps[i]->name);
-		if (!s.links[i]) {
+	for (int i = 0; i < s.n; i++) {
+		struct tp *tp = &s.tp[i];
+
+		tp->link = bpf_program__attach_raw_tracepoint(tp->prog, tp->info->name);
+		if (!tp->link) {
 			err = -errno;
-			fprintf(stderr, "tpstat: cannot attach to %s: %s\n", s.tps[i]->name,
+			fprintf(stderr, "tpstat: cannot attach to %s: %s\n", tp->info->name,
 				err == -EEXIST ? "this program is already attached there" :
 				util_bpf_load_hint(err));
 			status = 1;
 			goto out;
 		}
 	}
-	if (env.pin && pin(&s)) {
+	if (o->pin && pin(&s)) {
 		status = 1;
 		goto out;
 	}
@@ -734,17 +822,17 @@ int main(int argc, char **argv)
 	}
 out:
 	unpin(&s);
-	for (int i = 0; i < env.n; i++)
-		bpf_link__destroy(s.links[i]);
+	for (int i = 0; i < s.n; i++)
+		bpf_link__destroy(s.tp[i].link);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(s.task_links[i]);
 	tpstat_bpf__destroy(s.skel);
 out_list:
-	for (int b = 0; b < env.nby; b++)
-		free(s.by_entries[b]);
+	for (int b = 0; b < o->nby; b++)
+		free(s.by[b].entries);
 	tplist_free(&l);
 	if (s.out && s.out != stdout && s.out != stderr && fclose(s.out)) {
-		fprintf(stderr, "tpstat: cannot write the report to '%s': %s\n", env.output,
+		fprintf(stderr, "tpstat: cannot write the report to '%s': %s\n", o->output,
 			strerror(errno));
 		status = 1;
 	}

@@ -5,13 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tpstat_cli.h"
-#include "tpstat_fmt.h"
+#include "tpstat_buckets.h"
 #include "tplist.h"
 #include "cli.h"
 #include "cmd.h"
-
-struct tpstat_env env;
-
 
 const char *argp_program_version = "tpstat (bareatom) 0.1";
 const char *argp_program_bug_address = "the bareatom issue tracker";
@@ -70,7 +67,7 @@ static const char doc[] =
 enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_LHIST, OPT_BY, OPT_TOP, OPT_LISTEN, OPT_TEXTFILE,
 	OPT_APPEND, OPT_BARE };
 
-static const struct argp_option opts[] = {
+static const struct argp_option options[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (those matching\nGLOB, if given)", 0 },
 	{ "all-cpus", 'a', NULL, 0, "Count system wide, also with a CMD", 0 },
 	{ "pid", 'p', "PID", 0, "Count only these processes (comma-separated;\nthreads included)", 0 },
@@ -102,15 +99,15 @@ static const struct argp_option opts[] = {
 };
 
 /* The index of tracepoint @name in the names counted, added when it is not there yet. */
-static int name_index(const char *name)
+static int name_index(struct tpstat_opts *o, const char *name)
 {
-	for (int i = 0; i < env.n; i++)
-		if (!strcmp(env.names[i], name))
+	for (int i = 0; i < o->n; i++)
+		if (!strcmp(o->names[i], name))
 			return i;
-	if (env.n == TPSTAT_MAX_TP)
-		util_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
-	env.names[env.n] = (char *)name;
-	return env.n++;
+	if (o->n == TPSTAT_MAX_TP)
+		cli_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
+	o->names[o->n] = (char *)name;
+	return o->n++;
 }
 
 /*
@@ -122,23 +119,23 @@ static char *split_tp(char *arg, char *tp, size_t len, const char *opt, const ch
 	char *colon = strchr(arg, ':');
 
 	if (!colon || colon == arg || !colon[1])
-		util_usage_error("tpstat", "invalid --%s '%s': %s", opt, arg, form);
+		cli_usage_error("tpstat", "invalid --%s '%s': %s", opt, arg, form);
 	if ((size_t)(colon - arg) >= len)
-		util_usage_error("tpstat", "--%s '%s': tracepoint name too long", opt, arg);
+		cli_usage_error("tpstat", "--%s '%s': tracepoint name too long", opt, arg);
 	memcpy(tp, arg, colon - arg);
 	tp[colon - arg] = '\0';
 	return colon + 1;
 }
 
 /* --hist TP:EXPR: the expression is checked against BTF once the tracepoint is known. */
-static void parse_hist(char *arg)
+static void parse_hist(struct tpstat_opts *o, char *arg)
 {
-	if (env.nhist == TPSTAT_MAX_HIST)
-		util_usage_error("tpstat", "too many --hist: at most %d", TPSTAT_MAX_HIST);
-	env.hist[env.nhist].expr = split_tp(arg, env.hist[env.nhist].tp, sizeof(env.hist[0].tp),
-					    "hist", "TRACEPOINT:EXPR, as in tpgen_a:seq or "
-					    "pelt_cfs_tp:cfs_rq->avg.util_avg");
-	env.nhist++;
+	if (o->nhist == TPSTAT_MAX_HIST)
+		cli_usage_error("tpstat", "too many --hist: at most %d", TPSTAT_MAX_HIST);
+	o->hist[o->nhist].expr = split_tp(arg, o->hist[o->nhist].tp, sizeof(o->hist[0].tp),
+					  "hist", "TRACEPOINT:EXPR, as in tpgen_a:seq or "
+					  "pelt_cfs_tp:cfs_rq->avg.util_avg");
+	o->nhist++;
 }
 
 static long long parse_ll(const char *s, const char *arg, const char *what)
@@ -149,45 +146,45 @@ static long long parse_ll(const char *s, const char *arg, const char *what)
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (errno || end == s || *end)
-		util_usage_error("tpstat", "invalid --lhist '%s': %s '%s' is not a whole number", arg,
-				 what, s);
+		cli_usage_error("tpstat", "invalid --lhist '%s': %s '%s' is not a whole number", arg,
+				what, s);
 	return v;
 }
 
 /* --lhist TP:EXPR:MIN:MAX:STEP: --hist with linear buckets (at most TPSTAT_LHIST_MAX). */
-static void parse_lhist(char *arg)
+static void parse_lhist(struct tpstat_opts *o, char *arg)
 {
 	char *copy = strdup(arg), *p[3];
 	struct { long long min, max, step; } l;
 	unsigned long long n;
 
 	if (!copy)
-		util_usage_error("tpstat", "out of memory");
+		cli_usage_error("tpstat", "out of memory");
 	for (int k = 2; k >= 0; k--) {
 		p[k] = strrchr(copy, ':');
 		if (!p[k])
-			util_usage_error("tpstat", "invalid --lhist '%s': TRACEPOINT:EXPR:MIN:MAX:STEP, "
-					 "as in pelt_cfs_tp:util:0:1024:64", arg);
+			cli_usage_error("tpstat", "invalid --lhist '%s': TRACEPOINT:EXPR:MIN:MAX:STEP, "
+					"as in pelt_cfs_tp:util:0:1024:64", arg);
 		*p[k]++ = '\0';
 	}
 	l.min = parse_ll(p[0], arg, "MIN");
 	l.max = parse_ll(p[1], arg, "MAX");
 	l.step = parse_ll(p[2], arg, "STEP");
 	if (l.max <= l.min || l.step <= 0)
-		util_usage_error("tpstat", "invalid --lhist '%s': MIN < MAX and STEP > 0", arg);
-	n = fmt_lhist_steps(l.min, l.max, l.step);
+		cli_usage_error("tpstat", "invalid --lhist '%s': MIN < MAX and STEP > 0", arg);
+	n = buckets_lhist_steps(l.min, l.max, l.step);
 	if (n > TPSTAT_LHIST_MAX)
-		util_usage_error("tpstat", "--lhist '%s': %llu buckets, at most %d: a larger STEP", arg,
-				 n, TPSTAT_LHIST_MAX);
-	parse_hist(copy);	/* TP:EXPR; copy stays: env keeps pointers into it */
-	env.hist[env.nhist - 1].linear = true;
-	env.hist[env.nhist - 1].lmin = l.min;
-	env.hist[env.nhist - 1].lmax = l.max;
-	env.hist[env.nhist - 1].lstep = l.step;
+		cli_usage_error("tpstat", "--lhist '%s': %llu buckets, at most %d: a larger STEP", arg,
+				n, TPSTAT_LHIST_MAX);
+	parse_hist(o, copy);	/* TP:EXPR; copy stays: o keeps pointers into it */
+	o->hist[o->nhist - 1].linear = true;
+	o->hist[o->nhist - 1].lmin = l.min;
+	o->hist[o->nhist - 1].lmax = l.max;
+	o->hist[o->nhist - 1].lstep = l.step;
 }
 
 /* --by TP:KEY: a key the kernel knows by name, or an EXPR checked against BTF later. */
-static void parse_by(char *arg)
+static void parse_by(struct tpstat_opts *o, char *arg)
 {
 	static const char *const names[] = {
 		[TPSTAT_KEY_CPU] = "cpu", [TPSTAT_KEY_PID] = "pid", [TPSTAT_KEY_COMM] = "comm",
@@ -195,29 +192,29 @@ static void parse_by(char *arg)
 	};
 	const char *key;
 
-	if (env.nby == TPSTAT_MAX_BY)
-		util_usage_error("tpstat", "too many --by: at most %d", TPSTAT_MAX_BY);
-	key = split_tp(arg, env.by[env.nby].tp, sizeof(env.by[0].tp), "by", "TRACEPOINT:KEY, KEY "
+	if (o->nby == TPSTAT_MAX_BY)
+		cli_usage_error("tpstat", "too many --by: at most %d", TPSTAT_MAX_BY);
+	key = split_tp(arg, o->by[o->nby].tp, sizeof(o->by[0].tp), "by", "TRACEPOINT:KEY, KEY "
 		       "one of cpu, comm, pid, cgroup or a field EXPR, as in sched_switch:comm");
 	if (strchr(key, ','))
-		util_usage_error("tpstat", "--by '%s': one key per --by (a list of keys is not "
-				 "supported yet); give --by once per key", arg);
-	env.by[env.nby].key = key;
-	env.by[env.nby].kind = TPSTAT_KEY_EXPR;
+		cli_usage_error("tpstat", "--by '%s': one key per --by (a list of keys is not "
+				"supported yet); give --by once per key", arg);
+	o->by[o->nby].key = key;
+	o->by[o->nby].kind = TPSTAT_KEY_EXPR;
 	for (int k = 0; k < (int)(sizeof(names) / sizeof(names[0])); k++)
 		if (!strcmp(key, names[k]))
-			env.by[env.nby].kind = k;
-	env.nby++;
+			o->by[o->nby].kind = k;
+	o->nby++;
 }
 
-/* -C "0,2-3": CPUs from 0 to TPSTAT_MAX_CPUS - 1, single or as ranges, into env.cpu_set. */
-static void parse_cpus(const char *arg)
+/* -C "0,2-3": CPUs from 0 to TPSTAT_MAX_CPUS - 1, single or as ranges, into o->cpu_set. */
+static void parse_cpus(struct tpstat_opts *o, const char *arg)
 {
 	const char *p = arg;
 
-	if (env.cpu_list)
-		util_usage_error("tpstat", "-C is given once, as a list like 0,2-3");
-	env.cpu_list = arg;
+	if (o->cpu_list)
+		cli_usage_error("tpstat", "-C is given once, as a list like 0,2-3");
+	o->cpu_list = arg;
 	do {
 		long lo, hi;
 		char *end;
@@ -230,21 +227,21 @@ static void parse_cpus(const char *arg)
 		}
 		if (errno || end == p || (*end && *end != ',') || *p == '+' || *p == '-' || *p == ' ' ||
 		    lo < 0 || hi < lo || hi >= TPSTAT_MAX_CPUS)
-			util_usage_error("tpstat", "invalid CPU list '%s': CPUs from 0 to %d, single or as "
-					 "ranges LOW-HIGH, separated by commas", arg, TPSTAT_MAX_CPUS - 1);
+			cli_usage_error("tpstat", "invalid CPU list '%s': CPUs from 0 to %d, single or as "
+					"ranges LOW-HIGH, separated by commas", arg, TPSTAT_MAX_CPUS - 1);
 		for (long c = lo; c <= hi; c++)
-			env.cpu_set[c / 64] |= 1ULL << (c % 64);
+			o->cpu_set[c / 64] |= 1ULL << (c % 64);
 		p = *end ? end + 1 : end;
 	} while (*p);
 }
 
 /* "1,2,3": PIDs or TIDs, each a whole number from 1 to the kernel's PID_MAX_LIMIT. */
-static void parse_targets(const char *arg, const char *what)
+static void parse_targets(struct tpstat_opts *o, const char *arg, const char *what)
 {
 	const char *p = arg;
 
-	if (env.ntargets)
-		util_usage_error("tpstat", "-p and -t are given once, as a comma-separated list");
+	if (o->ntargets)
+		cli_usage_error("tpstat", "-p and -t are given once, as a comma-separated list");
 	do {
 		char *end;
 		long v;
@@ -253,202 +250,203 @@ static void parse_targets(const char *arg, const char *what)
 		v = strtol(p, &end, 10);
 		if (errno || end == p || (*end && *end != ',') || v < 1 || v > 4194304 || *p == '+' ||
 		    *p == '-' || *p == ' ')
-			util_usage_error("tpstat", "invalid %s list '%s': whole numbers from 1 to 4194304, "
-					 "separated by commas", what, arg);
-		if (env.ntargets == MAX_TARGETS)
-			util_usage_error("tpstat", "too many %ss: at most %d", what, MAX_TARGETS);
-		env.targets[env.ntargets++] = (int)v;
+			cli_usage_error("tpstat", "invalid %s list '%s': whole numbers from 1 to 4194304, "
+					"separated by commas", what, arg);
+		if (o->ntargets == MAX_TARGETS)
+			cli_usage_error("tpstat", "too many %ss: at most %d", what, MAX_TARGETS);
+		o->targets[o->ntargets++] = (int)v;
 		p = *end ? end + 1 : end;
 	} while (*p);
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	struct tpstat_opts *o = state->input;
 	char *end;
 	long ms;
 
 	switch (key) {
 	case 'l':
-		env.list = true;
+		o->list = true;
 		break;
 	case 'j':
-		env.json = true;
+		o->json = true;
 		break;
 	case 'v':
-		env.verbose = true;
+		o->verbose = true;
 		break;
 	case OPT_PIN:
-		env.pin = true;
+		o->pin = true;
 		break;
 	case OPT_HIST:
-		parse_hist(arg);
+		parse_hist(o, arg);
 		break;
 	case OPT_LHIST:
-		parse_lhist(arg);
+		parse_lhist(o, arg);
 		break;
 	case OPT_BY:
-		parse_by(arg);
+		parse_by(o, arg);
 		break;
 	case OPT_TOP:
 		errno = 0;
-		env.top = strtol(arg, &end, 10);
-		if (errno || end == arg || *end || env.top < 1 || env.top > TPSTAT_BY_ENTRIES)
-			util_usage_error("tpstat", "invalid --top '%s': a whole number from 1 to %d", arg,
-					 TPSTAT_BY_ENTRIES);
+		o->top = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || o->top < 1 || o->top > TPSTAT_BY_ENTRIES)
+			cli_usage_error("tpstat", "invalid --top '%s': a whole number from 1 to %d", arg,
+					TPSTAT_BY_ENTRIES);
 		break;
 	case OPT_LISTEN:
-		env.listen = cli_listen_option("tpstat", arg);
+		o->listen = cli_listen_option("tpstat", arg);
 		break;
 	case OPT_TEXTFILE:
-		env.textfile = cli_textfile_option("tpstat", arg);
+		o->textfile = cli_textfile_option("tpstat", arg);
 		break;
 	case OPT_SUMMARY:
-		env.summary = true;
+		o->summary = true;
 		break;
 	case 'a':
-		env.system_wide = true;
+		o->system_wide = true;
 		break;
 	case 'A':
-		env.per_cpu = true;
+		o->per_cpu = true;
 		break;
 	case 'p':
-		parse_targets(arg, "PID");
+		parse_targets(o, arg, "PID");
 		break;
 	case 't':
-		parse_targets(arg, "TID");
-		env.tids = true;
+		parse_targets(o, arg, "TID");
+		o->tids = true;
 		break;
 	case 'G':
-		env.cgroup = arg;
+		o->cgroup = arg;
 		break;
 	case 'C':
-		parse_cpus(arg);
+		parse_cpus(o, arg);
 		break;
 	case 'x':
 		if (!*arg || strlen(arg) > 8)
-			util_usage_error("tpstat", "invalid separator '%s': 1 to 8 characters", arg);
-		env.csv = arg;
+			cli_usage_error("tpstat", "invalid separator '%s': 1 to 8 characters", arg);
+		o->csv = arg;
 		break;
 	case 'r':
 		errno = 0;
-		env.repeat = strtol(arg, &end, 10);
-		if (errno || end == arg || *end || env.repeat < 1 || env.repeat > MAX_REPEAT)
-			util_usage_error("tpstat", "invalid repeat count '%s': a whole number from 1 to %d",
-					 arg, MAX_REPEAT);
+		o->repeat = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || o->repeat < 1 || o->repeat > MAX_REPEAT)
+			cli_usage_error("tpstat", "invalid repeat count '%s': a whole number from 1 to %d",
+					arg, MAX_REPEAT);
 		break;
 	case 'i':
 	case 'I':
-		if (env.interval)
-			util_usage_error("tpstat", "-i and -I set the same interval: give one of them once");
+		if (o->interval)
+			cli_usage_error("tpstat", "-i and -I set the same interval: give one of them once");
 		if (key == 'i') {
-			env.interval = util_parse_interval("tpstat", arg);
+			o->interval = cli_parse_interval("tpstat", arg);
 			break;
 		}
 		errno = 0;
 		ms = strtol(arg, &end, 10);
 		if (errno || end == arg || *end || ms < 1 || ms > 1000L * 1000 * 1000)
-			util_usage_error("tpstat", "invalid -I '%s': a whole number of milliseconds, at "
-					 "least 1", arg);
-		env.interval = ms / 1000.0;
+			cli_usage_error("tpstat", "invalid -I '%s': a whole number of milliseconds, at "
+					"least 1", arg);
+		o->interval = ms / 1000.0;
 		break;
 	case 'o':
 		if (!*arg)
-			util_usage_error("tpstat", "-o needs a file name");
-		env.output = arg;
+			cli_usage_error("tpstat", "-o needs a file name");
+		o->output = arg;
 		break;
 	case OPT_APPEND:
-		env.append = true;
+		o->append = true;
 		break;
 	case OPT_BARE:
-		env.bare_only = true;
+		o->bare_only = true;
 		break;
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
 	case 'd':
-		if (util_parse_seconds(arg, &env.duration))
-			util_usage_error("tpstat", "invalid duration '%s': a number of seconds > 0", arg);
+		if (cli_parse_seconds(arg, &o->duration))
+			cli_usage_error("tpstat", "invalid duration '%s': a number of seconds > 0", arg);
 		break;
 	case 'c':
 		errno = 0;
-		env.count = strtol(arg, &end, 10);
-		if (errno || end == arg || *end || env.count <= 0)
-			util_usage_error("tpstat", "invalid count '%s': a whole number > 0", arg);
-		if (env.count > MAX_COUNT)
-			util_usage_error("tpstat", "count %s is above the maximum of %ld intervals",
-					 arg, MAX_COUNT);
+		o->count = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || o->count <= 0)
+			cli_usage_error("tpstat", "invalid count '%s': a whole number > 0", arg);
+		if (o->count > MAX_COUNT)
+			cli_usage_error("tpstat", "count %s is above the maximum of %ld intervals",
+					arg, MAX_COUNT);
 		break;
 	case ARGP_KEY_ARG:
-		if (env.list) {
-			if (env.glob)
-				util_usage_error("tpstat", "-l takes at most one GLOB");
-			env.glob = arg;
+		if (o->list) {
+			if (o->glob)
+				cli_usage_error("tpstat", "-l takes at most one GLOB");
+			o->glob = arg;
 			break;
 		}
-		if (env.n == TPSTAT_MAX_TP)
-			util_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
-		for (int i = 0; i < env.n; i++)
-			if (!strcmp(env.names[i], arg))
-				util_usage_error("tpstat", "tracepoint '%s' is named twice", arg);
+		if (o->n == TPSTAT_MAX_TP)
+			cli_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
+		for (int i = 0; i < o->n; i++)
+			if (!strcmp(o->names[i], arg))
+				cli_usage_error("tpstat", "tracepoint '%s' is named twice", arg);
 		if (strlen(arg) >= TP_NAME_LEN)
-			util_usage_error("tpstat", "tracepoint name too long (%zu bytes, at most %d): "
-					 "'%.40s...'", strlen(arg), TP_NAME_LEN - 1, arg);
-		env.names[env.n++] = arg;
+			cli_usage_error("tpstat", "tracepoint name too long (%zu bytes, at most %d): "
+					"'%.40s...'", strlen(arg), TP_NAME_LEN - 1, arg);
+		o->names[o->n++] = arg;
 		break;
 	case ARGP_KEY_END:
 		/*
 		 * One histogram and one key table per expression: each is a series whose labels
 		 * are its tracepoint and expression text, and a second would repeat them.
 		 */
-		for (int h = 0; h < env.nhist; h++)
+		for (int h = 0; h < o->nhist; h++)
 			for (int k = 0; k < h; k++)
-				if (!strcmp(env.hist[h].tp, env.hist[k].tp) &&
-				    !strcmp(env.hist[h].expr, env.hist[k].expr))
-					util_usage_error("tpstat", "%s:%s is given twice (--hist or --lhist): "
-							 "one histogram per expression", env.hist[h].tp,
-							 env.hist[h].expr);
-		for (int b = 0; b < env.nby; b++)
+				if (!strcmp(o->hist[h].tp, o->hist[k].tp) &&
+				    !strcmp(o->hist[h].expr, o->hist[k].expr))
+					cli_usage_error("tpstat", "%s:%s is given twice (--hist or --lhist): "
+							"one histogram per expression", o->hist[h].tp,
+							o->hist[h].expr);
+		for (int b = 0; b < o->nby; b++)
 			for (int k = 0; k < b; k++)
-				if (!strcmp(env.by[b].tp, env.by[k].tp) &&
-				    !strcmp(env.by[b].key, env.by[k].key))
-					util_usage_error("tpstat", "--by %s:%s is given twice", env.by[b].tp,
-							 env.by[b].key);
+				if (!strcmp(o->by[b].tp, o->by[k].tp) &&
+				    !strcmp(o->by[b].key, o->by[k].key))
+					cli_usage_error("tpstat", "--by %s:%s is given twice", o->by[b].tp,
+							o->by[b].key);
 		/* A --hist tracepoint is counted too (its samples add up to its count). */
-		for (int h = 0; h < env.nhist && !env.list; h++)
-			env.hist[h].idx = name_index(env.hist[h].tp);
-		for (int b = 0; b < env.nby && !env.list; b++)
-			env.by[b].idx = name_index(env.by[b].tp);
-		if (env.top && !env.nby)
-			util_usage_error("tpstat", "--top chooses the keys --by shows: it needs --by");
-		if (!env.top)
-			env.top = 10;
-		if (env.list && (env.n || env.command || env.interval || env.duration || env.count ||
-				 env.nhist || env.nby || env.listen || env.textfile || env.output))
-			util_usage_error("tpstat", "-l takes no other options and no command");
-		if (env.bare_only && !env.list)
-			util_usage_error("tpstat", "--bare chooses what -l lists: it needs -l");
-		if (env.append && !env.output)
-			util_usage_error("tpstat", "--append appends the report to -o FILE: it needs -o");
-		if (env.csv && (env.nhist || env.nby))
-			util_usage_error("tpstat", "-x has no columns for --%s: use -j, or the table",
-					 env.nhist ? (env.hist[0].linear ? "lhist" : "hist") : "by");
-		if (!env.list && !env.n)
-			util_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");
-		if (env.count && !env.interval)
-			util_usage_error("tpstat", "-c counts intervals: it needs -i");
-		if ((env.ntargets != 0) + (env.cgroup != NULL) > 1)
-			util_usage_error("tpstat", "-p, -t and -G cannot be combined: name one target");
-		if (env.system_wide && env.ntargets)
-			util_usage_error("tpstat", "-a counts system wide: it cannot be combined with %s",
-					 env.tids ? "-t" : "-p");
-		if (env.repeat && !env.command)
-			util_usage_error("tpstat", "-r repeats a command: give one after --");
-		if (env.repeat && (env.interval || env.duration))
-			util_usage_error("tpstat", "-r cannot be combined with -i or -d");
-		if (env.csv && env.json)
-			util_usage_error("tpstat", "-x and -j cannot be combined: choose CSV or JSON");
-		if (env.summary && !env.interval)
-			util_usage_error("tpstat", "--summary prints totals after intervals: it needs -i");
+		for (int h = 0; h < o->nhist && !o->list; h++)
+			o->hist[h].idx = name_index(o, o->hist[h].tp);
+		for (int b = 0; b < o->nby && !o->list; b++)
+			o->by[b].idx = name_index(o, o->by[b].tp);
+		if (o->top && !o->nby)
+			cli_usage_error("tpstat", "--top chooses the keys --by shows: it needs --by");
+		if (!o->top)
+			o->top = 10;
+		if (o->list && (o->n || o->command || o->interval || o->duration || o->count ||
+				o->nhist || o->nby || o->listen || o->textfile || o->output))
+			cli_usage_error("tpstat", "-l takes no other options and no command");
+		if (o->bare_only && !o->list)
+			cli_usage_error("tpstat", "--bare chooses what -l lists: it needs -l");
+		if (o->append && !o->output)
+			cli_usage_error("tpstat", "--append appends the report to -o FILE: it needs -o");
+		if (o->csv && (o->nhist || o->nby))
+			cli_usage_error("tpstat", "-x has no columns for --%s: use -j, or the table",
+					o->nhist ? (o->hist[0].linear ? "lhist" : "hist") : "by");
+		if (!o->list && !o->n)
+			cli_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");
+		if (o->count && !o->interval)
+			cli_usage_error("tpstat", "-c counts intervals: it needs -i");
+		if ((o->ntargets != 0) + (o->cgroup != NULL) > 1)
+			cli_usage_error("tpstat", "-p, -t and -G cannot be combined: name one target");
+		if (o->system_wide && o->ntargets)
+			cli_usage_error("tpstat", "-a counts system wide: it cannot be combined with %s",
+					o->tids ? "-t" : "-p");
+		if (o->repeat && !o->command)
+			cli_usage_error("tpstat", "-r repeats a command: give one after --");
+		if (o->repeat && (o->interval || o->duration))
+			cli_usage_error("tpstat", "-r cannot be combined with -i or -d");
+		if (o->csv && o->json)
+			cli_usage_error("tpstat", "-x and -j cannot be combined: choose CSV or JSON");
+		if (o->summary && !o->interval)
+			cli_usage_error("tpstat", "--summary prints totals after intervals: it needs -i");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -456,20 +454,20 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-void tpstat_parse_args(int argc, char **argv)
+void tpstat_parse_args(int argc, char **argv, struct tpstat_opts *o)
 {
-	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
+	static const struct argp argp = { .options = options, .parser = parse_arg, .doc = doc };
 
 	argp_err_exit_status = EXIT_USAGE;
 	argv[0] = "tpstat";	/* argp names the program in its messages */
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
 			if (i == argc - 1)
-				util_usage_error("tpstat", "'--' ends the options: name the command to "
-						 "run after it");
+				cli_usage_error("tpstat", "'--' ends the options: name the command to "
+						"run after it");
 			break;
 		}
-	env.command = util_split_command(&argc, argv);
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+	o->command = cmd_split(&argc, argv);
+	if (argp_parse(&argp, argc, argv, 0, NULL, o))
 		exit(EXIT_USAGE);
 }

@@ -1,74 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tpstat's command line: the options as parsed and checked (struct tpstat_env), for the
- * counting (tpstat.c) and the targets (tpstat_target.c). Usage errors end the program
- * here: one line, exit 2.
+ * tpstat's command line: --help and the parsing of the options into struct tpstat_opts
+ * (tpstat_opts.h). Usage errors end the program here: one line, exit EXIT_USAGE.
  */
 #ifndef __BAREATOM_TPSTAT_CLI_H
 #define __BAREATOM_TPSTAT_CLI_H
 
-#include <stdbool.h>
-#include <linux/types.h>
-#include "tpstat.h"
-#include "tplist.h"
+#include "cli.h"
+#include "pins.h"
+#include "tpstat_opts.h"
 
-#define PIN_DIR "/sys/fs/bpf/bareatom/tpstat"
-#define EXIT_USAGE 2
-/* The most intervals -c takes: interval numbers are ints, the final line is one more. */
-#define MAX_COUNT 1000000000L
+/* Where --pin pins (pins.h): named in --help and in its messages. */
+#define PIN_DIR PINS_ROOT "/tpstat"
 
-#define MAX_TARGETS 256	/* PIDs or TIDs on the command line */
-#define MAX_REPEAT 10000
-
-struct tpstat_env {
-	bool list;
-	bool json;
-	bool verbose;
-	bool pin;
-	bool system_wide;	/* -a */
-	bool per_cpu;		/* -A */
-	bool summary;		/* --summary */
-	bool tids;		/* the targets are threads (-t), not processes (-p) */
-	double interval;
-	double duration;
-	long count;
-	long repeat;		/* -r N: 0 when not given */
-	const char *csv;	/* -x SEP */
-	const char *cgroup;	/* -G */
-	int ntargets;
-	int targets[MAX_TARGETS];
-	char **command;
-	char *names[TPSTAT_MAX_TP + 1];
-	int n;
-	const char *glob;
-	const char *listen;	/* --listen ADDR:PORT */
-	const char *textfile;	/* --textfile PATH */
-	const char *output;	/* -o FILE: the report goes there, not to stdout or stderr */
-	bool append;		/* --append: -o FILE is appended to, not truncated */
-	bool bare_only;		/* -l --bare: only the bare tracepoints */
-	const char *cpu_list;	/* -C CPU,..: as given, for the report */
-	__u64 cpu_set[TPSTAT_CPU_WORDS];	/* -C: the CPUs counted; unused without -C */
-	int nhist;		/* --hist TP:EXPR */
-	struct {
-		char tp[TP_NAME_LEN];
-		const char *expr;
-		int idx;	/* the tracepoint's index in names */
-		bool linear;	/* --lhist: MIN, MAX and STEP */
-		long long lmin, lmax, lstep;
-	} hist[TPSTAT_MAX_HIST];
-	int nby;		/* --by TP:KEY */
-	struct {
-		char tp[TP_NAME_LEN];
-		const char *key;	/* cpu, comm, pid, cgroup or an EXPR */
-		int kind;		/* enum tpstat_key_kind */
-		int idx;
-	} by[TPSTAT_MAX_BY];
-	long top;		/* --top N: the entries shown per --by */
-};
-
-extern struct tpstat_env env;
-
-/* Parse and check argv (CMD after "--" split off first); returns only when it is usable. */
-void tpstat_parse_args(int argc, char **argv);
+/*
+ * Parse and check argv (CMD after "--" split off first) into @o; returns only when it is
+ * usable. @o keeps pointers into argv.
+ */
+void tpstat_parse_args(int argc, char **argv, struct tpstat_opts *o);
 
 #endif /* __BAREATOM_TPSTAT_CLI_H */

@@ -82,60 +82,6 @@ static double rate(__u64 delta, double span)
 	return span > 0 ? (double)delta / span : 0.0;
 }
 
-void fmt_hist_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *ulow, __u64 *uhigh)
-{
-	int k = b > 64 ? b - 64 : b;
-	__u64 lo = k ? 1ULL << (k - 1) : 0, hi = k == 64 ? ~0ULL : k ? (1ULL << k) - 1 : 0;
-
-	if (!is_signed && b <= 64) {
-		*ulow = lo;
-		*uhigh = hi;
-		return;
-	}
-	if (b <= 64) {
-		*low = (__s64)lo;
-		*high = hi > (__u64)INT64_MAX ? INT64_MAX : (__s64)hi;
-		return;
-	}
-	/* Negative: magnitudes [lo, hi], so [-hi, -lo]; 2^63 is INT64_MIN's only one. */
-	*low = hi > (__u64)INT64_MAX ? INT64_MIN : -(__s64)hi;
-	*high = lo > (__u64)INT64_MAX ? INT64_MIN : -(__s64)lo;
-}
-
-__u64 fmt_lhist_steps(__s64 lmin, __s64 lmax, __u64 step)
-{
-	/* MAX - MIN fits in 64 bits unsigned for any two 64-bit MIN < MAX; MAX - MIN + STEP may not. */
-	__u64 range = (__u64)lmax - (__u64)lmin;
-
-	return range / step + (range % step != 0);
-}
-
-const char *fmt_sum(char *buf, size_t len, __u64 lo, __u64 hi, bool is_signed)
-{
-	unsigned __int128 v = ((unsigned __int128)hi << 64) | lo;
-	char digits[48];
-	int n = sizeof(digits), neg = is_signed && (__s64)hi < 0;
-
-	if (neg)
-		v = -v;
-	digits[--n] = '\0';
-	do {
-		digits[--n] = '0' + (int)(v % 10);
-		v /= 10;
-	} while (v);
-	if (neg)
-		digits[--n] = '-';
-	snprintf(buf, len, "%s", digits + n);
-	return buf;
-}
-
-double fmt_sum_double(__u64 lo, __u64 hi, bool is_signed)
-{
-	if (is_signed)
-		return (double)(__s64)hi * 18446744073709551616.0 + (double)lo;
-	return (double)hi * 18446744073709551616.0 + (double)lo;
-}
-
 int fmt_cpu_counts(const __u64 *slots, int possible, __u64 *per_cpu, __u64 *rest)
 {
 	/* Slot c is CPU c's own below TPSTAT_NR_SLOTS (the shared ones are CPU & 63 past 256). */
@@ -147,53 +93,6 @@ int fmt_cpu_counts(const __u64 *slots, int possible, __u64 *per_cpu, __u64 *rest
 	for (int k = TPSTAT_SLOTS; n < possible && k < TPSTAT_NR_SLOTS; k++)
 		*rest += slots[k];
 	return n;
-}
-
-/*
- * Display order: for log2, the most negative bucket first, then 0, then the positive ones;
- * for --lhist, below MIN, the steps, MAX or more (-1 past them).
- */
-int fmt_hist_order(const struct tpstat_hist_row *h, int i)
-{
-	if (h->linear) {
-		__u64 n = fmt_lhist_steps(h->lmin, h->lmax, h->lstep ? h->lstep : 1);
-
-		/* Below MIN is empty when MIN is the least value the field has: no bucket. */
-		if (i == 0 && h->lmin == (h->is_signed ? INT64_MIN : 0))
-			return -1;
-		/* 0: below MIN; 1..n: the steps; then MAX or more; -1: no such bucket. */
-		return (__u64)i <= n ? i : (__u64)i == n + 1 ? TPSTAT_LHIST_MAX + 1 : -1;
-	}
-	return i < 64 ? 128 - i : i == 64 ? 0 : i - 64;
-}
-
-/* The bounds of @h's bucket @b; true when they are unsigned (*@ulo, *@uhi). */
-bool fmt_hist_row_bounds(const struct tpstat_hist_row *h, int b, __s64 *lo, __s64 *hi, __u64 *ulo,
-			 __u64 *uhi)
-{
-	__u64 step = h->lstep ? h->lstep : 1, l, u;
-
-	if (!h->linear) {
-		fmt_hist_bounds(b, h->is_signed, lo, hi, ulo, uhi);
-		return !h->is_signed && b <= 64;
-	}
-	/* Two's complement arithmetic: the same bits serve signed and unsigned bounds. */
-	if (b == 0) {
-		l = h->is_signed ? (__u64)INT64_MIN : 0;
-		u = (__u64)h->lmin - 1;
-	} else if (b == TPSTAT_LHIST_MAX + 1) {
-		l = (__u64)h->lmax;
-		u = h->is_signed ? (__u64)INT64_MAX : UINT64_MAX;
-	} else {
-		/* l < MAX; the step or what is left up to MAX, whichever is less: no wrap. */
-		l = (__u64)h->lmin + (__u64)(b - 1) * step;
-		u = l + ((__u64)h->lmax - l < step ? (__u64)h->lmax - l : step) - 1;
-	}
-	*lo = (__s64)l;
-	*hi = (__s64)u;
-	*ulo = l;
-	*uhi = u;
-	return !h->is_signed;
 }
 
 static void json_hist(struct json *j, const struct tpstat_hist_row *h)
@@ -211,7 +110,7 @@ static void json_hist(struct json *j, const struct tpstat_hist_row *h)
 		char sum[48];
 
 		/* Past 64 bits: the exact integer (JSON numbers have no size). */
-		json_number_field(j, "sum", fmt_sum(sum, sizeof(sum), h->sum, h->sum_hi, h->is_signed));
+		json_number_field(j, "sum", buckets_sum(sum, sizeof(sum), h->sum, h->sum_hi, h->is_signed));
 	}
 	if (!h->samples) {
 		json_null_field(j, "min");
@@ -227,14 +126,14 @@ static void json_hist(struct json *j, const struct tpstat_hist_row *h)
 		json_u64_field(j, "minmax_lost", h->minmax_lost);
 	json_array_field_begin(j, "buckets");
 	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
-		int b = fmt_hist_order(h, i);
+		int b = buckets_order(h, i);
 		__s64 lo, hi;
 		__u64 ulo, uhi;
 
 		if (b < 0 || !h->buckets[b])
 			continue;
 		json_object_begin(j);
-		if (fmt_hist_row_bounds(h, b, &lo, &hi, &ulo, &uhi)) {
+		if (buckets_bounds(h, b, &lo, &hi, &ulo, &uhi)) {
 			json_u64_field(j, "low", ulo);
 			json_u64_field(j, "high", uhi);
 		} else {
@@ -246,33 +145,6 @@ static void json_hist(struct json *j, const struct tpstat_hist_row *h)
 	}
 	json_array_end(j);
 	json_object_end(j);
-}
-
-/* "[L, H]" of @h's bucket @b, or "[V]" when it holds one value. */
-static void hist_range(const struct tpstat_hist_row *h, int b, char *buf, size_t len)
-{
-	__s64 lo, hi;
-	__u64 ulo, uhi;
-
-	if (h->linear && b == 0) {
-		snprintf(buf, len, h->is_signed ? "< %lld" : "< %llu", (long long)h->lmin);
-		return;
-	}
-	if (h->linear && b == TPSTAT_LHIST_MAX + 1) {
-		snprintf(buf, len, h->is_signed ? ">= %lld" : ">= %llu", (long long)h->lmax);
-		return;
-	}
-	if (fmt_hist_row_bounds(h, b, &lo, &hi, &ulo, &uhi)) {
-		if (ulo == uhi)
-			snprintf(buf, len, "[%llu]", (unsigned long long)ulo);
-		else
-			snprintf(buf, len, "[%llu, %llu]", (unsigned long long)ulo,
-				 (unsigned long long)uhi);
-	} else if (lo == hi) {
-		snprintf(buf, len, "[%lld]", (long long)lo);
-	} else {
-		snprintf(buf, len, "[%lld, %lld]", (long long)lo, (long long)hi);
-	}
 }
 
 /* A bar chart of @h, from its lowest non-empty bucket to its highest, as bpftrace draws. */
@@ -287,11 +159,11 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 		fputs(" in this interval", f);
 	else if (h->samples && h->is_signed)
 		fprintf(f, ", sum %s, min %lld, max %lld",
-			fmt_sum(num, sizeof(num), h->sum, h->sum_hi, true), (long long)h->min,
+			buckets_sum(num, sizeof(num), h->sum, h->sum_hi, true), (long long)h->min,
 			(long long)h->max);
 	else if (h->samples)
 		fprintf(f, ", sum %s, min %llu, max %llu",
-			fmt_sum(num, sizeof(num), h->sum, h->sum_hi, false),
+			buckets_sum(num, sizeof(num), h->sum, h->sum_hi, false),
 			(unsigned long long)h->min, (unsigned long long)h->max);
 	if (h->errors)
 		fprintf(f, ", errors %s (reads that failed)",
@@ -300,7 +172,7 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 		fprintf(f, ", min/max updates lost %llu", (unsigned long long)h->minmax_lost);
 	fputs("\n", f);
 	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
-		int b = fmt_hist_order(h, i);
+		int b = buckets_order(h, i);
 		__u64 c = b < 0 ? 0 : h->buckets[b];
 
 		if (!c)
@@ -313,23 +185,23 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 	}
 	/* Columns as wide as the widest range and count shown. */
 	for (int i = first; first >= 0 && i <= last; i++) {
-		int b = fmt_hist_order(h, i), n;
+		int b = buckets_order(h, i), n;
 
 		if (b < 0)
 			continue;
-		hist_range(h, b, range, sizeof(range));
+		buckets_label(h, b, range, sizeof(range));
 		n = (int)strlen(range);
 		rw = n > rw ? n : rw;
 		n = (int)strlen(fmt_thousands(num, sizeof(num), h->buckets[b]));
 		cw = n > cw ? n : cw;
 	}
 	for (int i = first; first >= 0 && i <= last; i++) {
-		int b = fmt_hist_order(h, i), bar;
+		int b = buckets_order(h, i), bar;
 
 		if (b < 0)
 			continue;
 		bar = (int)((h->buckets[b] * 40 + top - 1) / top);
-		hist_range(h, b, range, sizeof(range));
+		buckets_label(h, b, range, sizeof(range));
 		fprintf(f, "  %-*s %*s |%-40.*s|\n", rw, range, cw,
 			fmt_thousands(num, sizeof(num), h->buckets[b]), bar,
 			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
@@ -347,7 +219,7 @@ void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, 
 
 		memcpy(comm, e->k, 16);
 		for (const unsigned char *p = comm; *p && o + 5 <= len;) {
-			size_t bad = 1, n = util_utf8_char(p, &bad);
+			size_t bad = 1, n = json_utf8_char(p, &bad);
 
 			if (*p == '\\') {
 				o += snprintf(buf + o, len - o, "\\\\");

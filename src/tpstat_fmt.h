@@ -9,22 +9,7 @@
 #include "json.h"
 #include "tpstat.h"
 #include "tplist.h"
-
-/* One --hist of a tracepoint, as counted so far (min and max only when samples > 0). */
-struct tpstat_hist_row {
-	const char *expr;	/* as given: "seq", "cfs_rq->avg.util_avg" */
-	bool is_signed;
-	__u64 samples, errors, sum, min, max, minmax_lost;
-	__u64 sum_hi;		/* the high word of the 128-bit sum (tpstat.h) */
-	const __u64 *buckets;	/* TPSTAT_HIST_BUCKETS of them, tpstat.h's layout */
-	bool interval;		/* the deltas of one interval: min and max are not shown */
-	bool linear;		/* --lhist: buckets of lstep from lmin to lmax (tpstat.h) */
-	__s64 lmin, lmax;
-	__u64 lstep;
-};
-
-/* The bounds of log2 bucket @b (tpstat.h): signed when the field is. */
-void fmt_hist_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *ulow, __u64 *uhigh);
+#include "tpstat_buckets.h"
 
 /* One key of a --by table and its count; comm keys are the 16 bytes of k. */
 struct tpstat_by_entry {
@@ -45,27 +30,12 @@ struct tpstat_by_row {
 };
 
 /*
- * The steps of --lhist MIN:MAX:STEP (MIN < MAX, STEP > 0): ceil((MAX - MIN) / STEP) without
- * overflow, for any MIN and MAX of 64 bits.
- */
-__u64 fmt_lhist_steps(__s64 lmin, __s64 lmax, __u64 step);
-/* The 128-bit sum (@hi:@lo, two's complement when @is_signed) in decimal, or as a double. */
-const char *fmt_sum(char *buf, size_t len, __u64 lo, __u64 hi, bool is_signed);
-double fmt_sum_double(__u64 lo, __u64 hi, bool is_signed);
-/*
  * -A: the counts of CPUs 0 .. @possible - 1 from the slots of tpstat.h into @per_cpu, one per
  * CPU while every CPU has a slot of its own (fewer than TPSTAT_NR_SLOTS), and returns how
  * many; past that, the CPUs from TPSTAT_SLOTS up share slots, and their sum is in *@rest.
  */
 int fmt_cpu_counts(const __u64 *slots, int possible, __u64 *per_cpu, __u64 *rest);
 
-/*
- * Bucket @i of @h's display order (-1: none, as for --lhist's below-MIN bucket when MIN is
- * the type's least value: its range is empty), and its bounds (true: unsigned, in *ulo, *uhi).
- */
-int fmt_hist_order(const struct tpstat_hist_row *h, int i);
-bool fmt_hist_row_bounds(const struct tpstat_hist_row *h, int b, __s64 *lo, __s64 *hi, __u64 *ulo,
-			 __u64 *uhi);
 /*
  * A --by key as text: numbers in decimal; comm as a string whose bytes that are not
  * printable UTF-8 show as \xHH and a backslash as \\, so that two comms never give the

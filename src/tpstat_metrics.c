@@ -10,8 +10,9 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "metrics_export.h"
+#include "tpstat_buckets.h"
 #include "tpstat_metrics.h"
-#include "util.h"
+#include "clock.h"
 
 #define BPF_STATS_SYSCTL "/proc/sys/kernel/bpf_stats_enabled"
 #define BATCH 4096
@@ -85,7 +86,7 @@ static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const str
 	int nb = 0;
 
 	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
-		int b = fmt_hist_order(h, i);
+		int b = buckets_order(h, i);
 		__s64 lo, hi;
 		__u64 ulo, uhi;
 		double bound;
@@ -98,7 +99,7 @@ static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const str
 		/* The top --lhist bucket has no finite bound: it is +Inf's share. */
 		if (h->linear && b == TPSTAT_LHIST_MAX + 1)
 			continue;
-		if (fmt_hist_row_bounds(h, b, &lo, &hi, &ulo, &uhi))
+		if (buckets_bounds(h, b, &lo, &hi, &ulo, &uhi))
 			bound = (double)uhi;
 		else
 			bound = (double)hi;
@@ -110,7 +111,7 @@ static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const str
 		counts[nb++] = h->buckets[b];
 	}
 	metrics_histogram(m, l, 2, le, counts, nb, h->samples, !h->is_signed,
-			  fmt_sum_double(h->sum, h->sum_hi, false));
+			  buckets_sum_double(h->sum, h->sum_hi, false));
 }
 
 /* What a --by table's one-sample-per-table family holds. */
@@ -142,7 +143,7 @@ static void by_family(struct metrics *m, const struct tpstat_mview *v, const cha
 void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 {
 	struct metrics_label l[4];
-	double start = util_now();
+	double start = clock_now();
 	char cpu[32];
 	long entries;
 
@@ -267,7 +268,7 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 	metrics_u64(m, l, 1, v->untracked_forks);
 	metrics_family(m, "bareatom_scrape_duration_seconds", METRICS_GAUGE, "seconds",
 		       "Time this exposition took to gather, up to this line.");
-	metrics_double(m, NULL, 0, util_now() - start);
+	metrics_double(m, NULL, 0, clock_now() - start);
 }
 
 static void render(void *arg, struct metrics *m)

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tpstat_cli.h"
+#include "tpstat_opts.h"
+#include "cli.h"
 #include "tpstat_fmt.h"
 #include "tpstat_names.h"
 #include "json.h"
@@ -35,7 +36,8 @@ static bool proto_of(struct tpfield_btfs *btfs, const struct tp_info *tp, struct
 	return btf && !tpfield_proto(btf, tp->name, p);
 }
 
-static void list_json(struct json *j, struct tpfield_btfs *btfs, const struct tp_info *tp)
+static void list_json(const struct tpstat_opts *o, struct json *j, struct tpfield_btfs *btfs,
+		      const struct tp_info *tp)
 {
 	struct tpfield_proto p;
 	char proto[1024];
@@ -44,7 +46,7 @@ static void list_json(struct json *j, struct tpfield_btfs *btfs, const struct tp
 	json_string_field(j, "name", tp->name);
 	fmt_json_kind_field(j, tp->kind);
 	json_string_field(j, "module", tp->module);
-	if (env.verbose) {
+	if (o->verbose) {
 		if (proto_of(btfs, tp, &p)) {
 			tpfield_proto_str(tp->name, &p, proto, sizeof(proto));
 			json_string_field(j, "proto", proto);
@@ -64,12 +66,13 @@ static void list_json(struct json *j, struct tpfield_btfs *btfs, const struct tp
 	json_object_end(j);
 }
 
-static void list_text(struct tpfield_btfs *btfs, const struct tp_info *tp)
+static void list_text(const struct tpstat_opts *o, struct tpfield_btfs *btfs,
+		      const struct tp_info *tp)
 {
 	struct tpfield_proto p;
 	char proto[1024];
 
-	if (!env.verbose) {
+	if (!o->verbose) {
 		printf("%-40s %-5s %s\n", tp->name, tp_kind_name(tp->kind), tp->module);
 		return;
 	}
@@ -81,14 +84,14 @@ static void list_text(struct tpfield_btfs *btfs, const struct tp_info *tp)
 }
 
 /* -l's choice: GLOB and --bare. */
-static bool listed(const struct tp_info *tp)
+static bool listed(const struct tpstat_opts *o, const struct tp_info *tp)
 {
-	if (env.glob && fnmatch(env.glob, tp->name, 0))
+	if (o->glob && fnmatch(o->glob, tp->name, 0))
 		return false;
-	return !env.bare_only || tp->kind == TP_KIND_BARE;
+	return !o->bare_only || tp->kind == TP_KIND_BARE;
 }
 
-int tpstat_list(void)
+int tpstat_list(const struct tpstat_opts *o)
 {
 	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
 	struct tp_list l;
@@ -99,39 +102,39 @@ int tpstat_list(void)
 		return 1;
 	tplist_sort(&l);
 	for (size_t i = 0; i < l.n; i++) {
-		if (env.bare_only && l.tps[i].kind == TP_KIND_UNKNOWN) {
+		if (o->bare_only && l.tps[i].kind == TP_KIND_UNKNOWN) {
 			fprintf(stderr, "tpstat: --bare: cannot tell bare tracepoints from trace events "
 				"without tracefs (mount -t tracefs nodev /sys/kernel/tracing)\n");
 			tplist_free(&l);
 			return 1;
 		}
-		shown += listed(&l.tps[i]);
+		shown += listed(o, &l.tps[i]);
 	}
 	/* Nothing to list is an error, with no table header before it. */
-	if (!shown && (env.glob || env.bare_only)) {
-		fprintf(stderr, "tpstat: no %stracepoint%s%s%s\n", env.bare_only ? "bare " : "",
-			env.glob ? " matches '" : "", env.glob ? env.glob : "", env.glob ? "'" : "");
+	if (!shown && (o->glob || o->bare_only)) {
+		fprintf(stderr, "tpstat: no %stracepoint%s%s%s\n", o->bare_only ? "bare " : "",
+			o->glob ? " matches '" : "", o->glob ? o->glob : "", o->glob ? "'" : "");
 		tplist_free(&l);
 		return 1;
 	}
 	json_init(&j, stdout);
-	if (env.json)
+	if (o->json)
 		json_array_begin(&j);
-	else if (env.verbose)
+	else if (o->verbose)
 		printf("%-5s %-12s %s\n", "KIND", "MODULE", "PROTOTYPE");
 	else
 		printf("%-40s %-5s %s\n", "TRACEPOINT", "KIND", "MODULE");
 	for (size_t i = 0; i < l.n; i++) {
 		const struct tp_info *tp = &l.tps[i];
 
-		if (!listed(tp))
+		if (!listed(o, tp))
 			continue;
-		if (env.json)
-			list_json(&j, &btfs, tp);
+		if (o->json)
+			list_json(o, &j, &btfs, tp);
 		else
-			list_text(&btfs, tp);
+			list_text(o, &btfs, tp);
 	}
-	if (env.json)
+	if (o->json)
 		json_array_end(&j);	/* ends the line */
 	tpfield_btfs_free(&btfs);
 	tplist_free(&l);
@@ -161,30 +164,31 @@ static bool is_program(const char *name)
 }
 
 /* Resolve every name to a tracepoint; explain the first that does not exist. */
-int tpstat_resolve_names(const struct tp_list *l, const struct tp_info **tps)
+int tpstat_resolve_names(const struct tpstat_opts *o, const struct tp_list *l,
+			 const struct tp_info **tps)
 {
-	for (int i = 0; i < env.n; i++) {
+	for (int i = 0; i < o->n; i++) {
 		const char *sugg[3];
 		char module[TP_MODULE_LEN];
 		int ns;
 
-		tps[i] = tplist_find(l, env.names[i]);
+		tps[i] = tplist_find(l, o->names[i]);
 		if (tps[i])
 			continue;
-		if (tplist_find_unloaded(env.names[i], module, sizeof(module))) {
+		if (tplist_find_unloaded(o->names[i], module, sizeof(module))) {
 			fprintf(stderr, "tpstat: tracepoint '%s' belongs to module %s, which is not loaded "
-				"(modprobe %s)\n", env.names[i], module, module);
+				"(modprobe %s)\n", o->names[i], module, module);
 			return EXIT_USAGE;
 		}
 		/* "tpstat sched_switch make": the command without its "--". */
-		if (!env.command && is_program(env.names[i])) {
+		if (!o->command && is_program(o->names[i])) {
 			fprintf(stderr, "tpstat: unknown tracepoint '%s', which is a program: did you forget "
-				"'--' before the command? (tpstat TRACEPOINT... -- %s ...)\n", env.names[i],
-				env.names[i]);
+				"'--' before the command? (tpstat TRACEPOINT... -- %s ...)\n", o->names[i],
+				o->names[i]);
 			return EXIT_USAGE;
 		}
-		ns = tplist_suggest(l, env.names[i], sugg, 3);
-		fprintf(stderr, "tpstat: unknown tracepoint '%s'", env.names[i]);
+		ns = tplist_suggest(l, o->names[i], sugg, 3);
+		fprintf(stderr, "tpstat: unknown tracepoint '%s'", o->names[i]);
 		for (int k = 0; k < ns; k++)
 			fprintf(stderr, "%s%s", k ? (k == ns - 1 ? " or " : ", ") : "; did you mean ", sugg[k]);
 		fprintf(stderr, "%s\n", ns ? "?" : " (tpstat -l lists them)");
@@ -242,27 +246,26 @@ static int compile_one(struct tpfield_btfs *btfs, const struct tp_info *tp, cons
 	return 0;
 }
 
-int tpstat_compile_fields(const struct tp_info *const *tps, struct tpfield *fields,
-			  struct tpfield *keys)
+int tpstat_compile_fields(const struct tpstat_opts *o, const struct tp_info *const *tps,
+			  struct tpfield *fields, struct tpfield *keys)
 {
 	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
 	int status = 0;
 
-	for (int h = 0; h < env.nhist && !status; h++) {
-		status = compile_one(&btfs, tps[env.hist[h].idx], env.hist[h].linear ? "lhist" : "hist",
-				     env.hist[h].expr, &fields[h]);
-		if (!status && env.hist[h].linear && !fields[h].is_signed && env.hist[h].lmin < 0) {
+	for (int h = 0; h < o->nhist && !status; h++) {
+		status = compile_one(&btfs, tps[o->hist[h].idx], o->hist[h].linear ? "lhist" : "hist",
+				     o->hist[h].expr, &fields[h]);
+		if (!status && o->hist[h].linear && !fields[h].is_signed && o->hist[h].lmin < 0) {
 			fprintf(stderr, "tpstat: --lhist %s:%s: MIN %lld is negative, and %s is %s, "
-				"which is unsigned\n", tps[env.hist[h].idx]->name, env.hist[h].expr,
-				env.hist[h].lmin, env.hist[h].expr, fields[h].type);
+				"which is unsigned\n", tps[o->hist[h].idx]->name, o->hist[h].expr,
+				o->hist[h].lmin, o->hist[h].expr, fields[h].type);
 			status = EXIT_USAGE;
 		}
 	}
-	for (int b = 0; b < env.nby && !status; b++) {
+	for (int b = 0; b < o->nby && !status; b++) {
 		memset(&keys[b], 0, sizeof(keys[b]));
-		if (env.by[b].kind == TPSTAT_KEY_EXPR)
-			status = compile_one(&btfs, tps[env.by[b].idx], "by", env.by[b].key,
-					     &keys[b]);
+		if (o->by[b].kind == TPSTAT_KEY_EXPR)
+			status = compile_one(&btfs, tps[o->by[b].idx], "by", o->by[b].key, &keys[b]);
 	}
 	tpfield_btfs_free(&btfs);
 	return status;

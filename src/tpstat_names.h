@@ -6,24 +6,27 @@
 #include "tplist.h"
 #include "tpfield.h"
 
+struct tpstat_opts;
+
 /* The kernel's raw tracepoints, or one line saying why not (then the caller exits 1). */
 int tpstat_load_tracepoints(struct tp_list *l);
 
-/* tpstat -l [-v] [-j] [GLOB]: the exit status. */
-int tpstat_list(void);
+/* tpstat -l [-v] [-j] [--bare] [GLOB]: the exit status. */
+int tpstat_list(const struct tpstat_opts *o);
 
 /*
- * The tracepoint of each name in env.names, into @tps; for the first that does not exist,
+ * The tracepoint of each name in @o->names, into @tps; for the first that does not exist,
  * one line (a module to load, or the closest names) and EXIT_USAGE.
  */
-int tpstat_resolve_names(const struct tp_list *l, const struct tp_info **tps);
+int tpstat_resolve_names(const struct tpstat_opts *o, const struct tp_list *l,
+			 const struct tp_info **tps);
 
 /*
- * Compile each --hist EXPR (env.hist[]) into @fields and each --by EXPR key (env.by[]) into
+ * Compile each --hist EXPR (@o->hist[]) into @fields and each --by EXPR key (@o->by[]) into
  * @keys, against their tracepoint's arguments in BTF. Returns 0, EXIT_USAGE after one line
  * naming what exists instead, or 1.
  */
-int tpstat_compile_fields(const struct tp_info *const *tps, struct tpfield *fields,
-			  struct tpfield *keys);
+int tpstat_compile_fields(const struct tpstat_opts *o, const struct tp_info *const *tps,
+			  struct tpfield *fields, struct tpfield *keys);
 
 #endif /* __BAREATOM_TPSTAT_NAMES_H */

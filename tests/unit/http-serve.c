@@ -20,7 +20,8 @@
 #include "http_serve.h"
 #include "metrics_textfile.h"
 #include "test.h"
-#include "util.h"
+#include "cli.h"
+#include "clock.h"
 
 /*
  * The bound on a scrape's time while other clients hold connections: idle ones, slow
@@ -359,9 +360,9 @@ static int connect_idle(const char *addr, int rcvbuf)
 /* Run the server's loop for @secs, or until no client is left when @secs is 0 (at most 5 s). */
 static void run_server(double secs)
 {
-	double end = util_now() + (secs ? secs : 5);
+	double end = clock_now() + (secs ? secs : 5);
 
-	while (util_now() < end && (secs || h.nclients)) {
+	while (clock_now() < end && (secs || h.nclients)) {
 		struct pollfd p = { .fd = http_serve_fd(&h), .events = POLLIN };
 
 		poll(&p, 1, 5);
@@ -372,7 +373,7 @@ static void run_server(double secs)
 /* A scrape while other clients hold connections: its seconds, its response in @r. */
 static double timed_scrape(struct reply *r)
 {
-	double t0 = util_now();
+	double t0 = clock_now();
 	int fd = connect_to(h.bound);
 
 	*r = (struct reply){ .buf = strdup("") };
@@ -380,7 +381,7 @@ static double timed_scrape(struct reply *r)
 		return 1e9;
 	drive(&fd, r, 1);
 	close(fd);
-	return util_now() - t0;
+	return clock_now() - t0;
 }
 
 /* Everything @fd has to read now: bytes into @r, eof when the server closed or reset it. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * json-writer: the JSON writer object (src/json.c) places every separator itself, nests,
- * escapes keys and strings like util_json_string, writes non-finite numbers as null, and
+ * escapes keys and strings like json_print_string, writes non-finite numbers as null, and
  * ends each top-level document with one newline. Exact text, no kernel needed.
  */
 #include <math.h>

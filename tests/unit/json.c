@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * json: checks of util_json_string and util_join_command (no kernel needed).
+ * json: checks of json_print_string and cmd_join (no kernel needed).
  *
  *   json          TAP checks: exact escapes of control bytes and ill-formed UTF-8, commands
  *                 cut to 1023 bytes on a character boundary
@@ -17,7 +17,7 @@
 
 #define CMD_LEN 1024	/* the tools' command buffer (struct state.command) */
 
-/* util_json_string of @s, in a static buffer. */
+/* json_print_string of @s, in a static buffer. */
 static const char *json(const char *s)
 {
 	static char *text;
@@ -26,7 +26,7 @@ static const char *json(const char *s)
 
 	free(text);
 	f = open_memstream(&text, &len);
-	util_json_string(f, s);
+	json_print_string(f, s);
 	fclose(f);
 	return text;
 }
@@ -44,7 +44,7 @@ static int hex_lines(void)
 			bytes[k++] = (char)strtoul(h, NULL, 16);
 		}
 		bytes[k] = '\0';
-		util_json_string(stdout, bytes);
+		json_print_string(stdout, bytes);
 		putchar('\n');
 	}
 	return 0;
@@ -67,7 +67,7 @@ static void long_command(const char *ch, int pad, char *buf, char *full, size_t 
 		o += strlen(ch);
 	}
 	arg[o] = '\0';
-	util_join_command(argv, buf, CMD_LEN);
+	cmd_join(argv, buf, CMD_LEN);
 	snprintf(full, fulllen, "sh -c %s", arg);
 }
 
@@ -80,7 +80,7 @@ static int join_lines(void)
 	for (size_t c = 0; c < sizeof(chars) / sizeof(chars[0]); c++)
 		for (size_t pad = 0; pad < strlen(chars[c]); pad++) {
 			long_command(chars[c], pad, buf, full, sizeof(full));
-			util_json_string(stdout, buf);
+			json_print_string(stdout, buf);
 			putchar('\n');
 		}
 	return 0;
@@ -91,7 +91,7 @@ static void check_join(void)
 	char buf[CMD_LEN], full[4300], what[128];
 	char *argv[] = { "echo", "a\"b", "c", NULL };
 
-	util_join_command(argv, buf, sizeof(buf));
+	cmd_join(argv, buf, sizeof(buf));
 	ASSERT_STREQ(buf, "echo a\"b c", "a short command is joined with spaces");
 	for (size_t c = 0; c < sizeof(chars) / sizeof(chars[0]); c++)
 		for (size_t pad = 0; pad < strlen(chars[c]); pad++) {

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include "atomics.h"
 #include "tpstat.h"
+#include "tpstat_buckets.h"
 #include "tpstat_fmt.h"
 #include "test.h"
 
@@ -24,7 +25,7 @@ static bool in_bucket(__u64 v, bool is_signed)
 	__s64 lo = 0, hi = 0;
 	__u64 ulo = 0, uhi = 0;
 
-	fmt_hist_bounds(b, is_signed, &lo, &hi, &ulo, &uhi);
+	buckets_log2_bounds(b, is_signed, &lo, &hi, &ulo, &uhi);
 	if (!is_signed && b <= 64)
 		return ulo <= v && v <= uhi;
 	return lo <= (__s64)v && (__s64)v <= hi;
@@ -234,7 +235,7 @@ int main(void)
 		}
 		ASSERT_TRUE(u.sum == 1ULL << 63 && u.sum_hi == 1,
 			    "unsigned 3 x 2^63: low word 2^63, high word 1 (the u64 sum wrapped)");
-		ASSERT_STREQ(fmt_sum(buf, sizeof(buf), u.sum, u.sum_hi, false), "27670116110564327424",
+		ASSERT_STREQ(buckets_sum(buf, sizeof(buf), u.sum, u.sum_hi, false), "27670116110564327424",
 			     "and prints as 27670116110564327424, not a wrapped or negative number");
 		for (int k = 0; k < 100000; k++) {
 			x ^= x << 13;
@@ -249,7 +250,7 @@ int main(void)
 			    "100000 random u64s: the 128-bit sum is exact");
 		ASSERT_TRUE(sg.sum == (__u64)sref && sg.sum_hi == (__u64)((unsigned __int128)sref >> 64),
 			    "100000 random s64s: the 128-bit two's complement sum is exact");
-		ASSERT_STREQ(fmt_sum(buf, sizeof(buf), 0, UINT64_MAX, true), "-18446744073709551616",
+		ASSERT_STREQ(buckets_sum(buf, sizeof(buf), 0, UINT64_MAX, true), "-18446744073709551616",
 			     "a signed sum of -2^64 prints as such");
 		{
 			struct tpstat_hist_row hr = { .expr = "x", .samples = 3, .sum = 1ULL << 63,
@@ -284,16 +285,16 @@ int main(void)
 		__s64 lo, hi;
 		__u64 ulo, uhi;
 
-		ASSERT_EQ(fmt_hist_order(&lr, 0), -1, "--lhist 0:1024:64 unsigned: no bucket below 0");
-		ASSERT_EQ(fmt_hist_order(&lr, 16), 16, "its 16 steps");
-		ASSERT_EQ(fmt_hist_order(&lr, 17), TPSTAT_LHIST_MAX + 1, "then 1024 or more");
-		ASSERT_EQ(fmt_hist_order(&wide, 0), -1, "--lhist from INT64_MIN: no bucket below it");
-		ASSERT_EQ(fmt_hist_order(&wide, 4), 4, "INT64_MIN:INT64_MAX:2^62: 4 steps");
-		ASSERT_EQ(fmt_hist_order(&wide, 5), TPSTAT_LHIST_MAX + 1, "then MAX");
-		fmt_hist_row_bounds(&wide, 4, &lo, &hi, &ulo, &uhi);
+		ASSERT_EQ(buckets_order(&lr, 0), -1, "--lhist 0:1024:64 unsigned: no bucket below 0");
+		ASSERT_EQ(buckets_order(&lr, 16), 16, "its 16 steps");
+		ASSERT_EQ(buckets_order(&lr, 17), TPSTAT_LHIST_MAX + 1, "then 1024 or more");
+		ASSERT_EQ(buckets_order(&wide, 0), -1, "--lhist from INT64_MIN: no bucket below it");
+		ASSERT_EQ(buckets_order(&wide, 4), 4, "INT64_MIN:INT64_MAX:2^62: 4 steps");
+		ASSERT_EQ(buckets_order(&wide, 5), TPSTAT_LHIST_MAX + 1, "then MAX");
+		buckets_bounds(&wide, 4, &lo, &hi, &ulo, &uhi);
 		ASSERT_TRUE(lo == 1LL << 62 && hi == INT64_MAX - 1, "its last step is [2^62, 2^63 - 2]");
 		wide.lmin = INT64_MAX - 10;
-		fmt_hist_row_bounds(&wide, 1, &lo, &hi, &ulo, &uhi);
+		buckets_bounds(&wide, 1, &lo, &hi, &ulo, &uhi);
 		ASSERT_TRUE(lo == INT64_MAX - 10 && hi == INT64_MAX - 1,
 			    "a step past MAX ends at MAX - 1 (lo + STEP wrapped before)");
 	}

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "metrics.h"
+#include "tpstat_buckets.h"
 #include "tpstat_metrics.h"
 #include "test.h"
 
@@ -216,10 +217,10 @@ int main(int argc, char **argv)
 	ASSERT_STRSTR(t, "le=\"9.223372036854776e+18\"} 3\n", "its fourth at 2^63 - 2 (MAX - 1)");
 	ASSERT_STRSTR(t, "le=\"+Inf\"} 4\n", "and +Inf holds all 4 samples");
 
-	ASSERT_EQ(fmt_lhist_steps(INT64_MIN, INT64_MAX, 1ULL << 62), 4,
+	ASSERT_EQ(buckets_lhist_steps(INT64_MIN, INT64_MAX, 1ULL << 62), 4,
 		  "--lhist INT64_MIN:INT64_MAX:2^62: 4 steps (the sum of MAX - MIN + STEP wrapped to 0)");
-	ASSERT_EQ(fmt_lhist_steps(0, 1024, 64), 16, "0:1024:64: 16 steps");
-	ASSERT_EQ(fmt_lhist_steps(0, 1025, 64), 17, "0:1025:64: 17 steps");
+	ASSERT_EQ(buckets_lhist_steps(0, 1024, 64), 16, "0:1024:64: 16 steps");
+	ASSERT_EQ(buckets_lhist_steps(0, 1025, 64), 17, "0:1025:64: 17 steps");
 	for (int k = 0; k < TPSTAT_NR_SLOTS; k++)
 		slots[k] = 1;
 	ASSERT_EQ(fmt_cpu_counts(slots, 8192, per, &rest), TPSTAT_SLOTS, "8192 CPUs: 256 one by one");
