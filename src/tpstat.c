@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/membarrier.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -64,6 +65,7 @@ struct state {
 	struct tpfield fields[TPSTAT_MAX_HIST];
 	struct tpstat_hist_row hist_rows[TPSTAT_MAX_TP][TPSTAT_MAX_HIST];
 	struct tpstat_hist hist_delta[TPSTAT_MAX_HIST];	/* one interval's, for its lines */
+	struct tpstat_hist *hist_cpu;	/* --hist's per-CPU copies, mapped: see read_hists() */
 	struct tpfield keys[TPSTAT_MAX_BY];	/* --by EXPR keys */
 	struct tpstat_by_entry *by_entries[TPSTAT_MAX_BY];	/* each --by's, as read, sorted */
 	struct tpstat_by_row by_rows[TPSTAT_MAX_TP][TPSTAT_MAX_BY];
@@ -108,6 +110,17 @@ static void read_by(struct state *s)
 	} while (!err);
 	if (errno != ENOENT)
 		fprintf(stderr, "tpstat: cannot read the --by table: %s\n", strerror(errno));
+	/*
+	 * TP:cpu below TPSTAT_SLOTS is in the count itself: the CPU's own slot, counted in the
+	 * same program run (the table holds only the CPUs above).
+	 */
+	for (int b = 0; b < env.nby; b++)
+		for (int cpu = 0; env.by[b].kind == TPSTAT_KEY_CPU && cpu < s->ncpu && cpu < TPSTAT_SLOTS; cpu++) {
+			__u64 v = s->shown.slot[env.by[b].idx][cpu];
+
+			if (v && m[b] < TPSTAT_BY_ENTRIES)
+				s->by_entries[b][m[b]++] = (struct tpstat_by_entry){ { (__u64)cpu, 0 }, v };
+		}
 	for (int b = 0; b < env.nby; b++) {
 		struct tpstat_by_entry *e = s->by_entries[b];
 		int idx = env.by[b].idx;
@@ -136,6 +149,73 @@ static __u64 recursion_misses(struct bpf_program *prog)
 	return info.recursion_misses;
 }
 
+/*
+ * --hist's histograms, each the sum of its copies: one per possible CPU in the mapped
+ * hist_cpu array (entry cpu * nhist + h) and the .bss one for a CPU beyond it. Buckets,
+ * errors and the 128-bit sum add up, min and max are the least and greatest, samples is the
+ * buckets' sum (the programs keep no separate count of it).
+ */
+static void read_hists(struct state *s, struct counts *c)
+{
+	for (int h = 0; h < env.nhist; h++) {
+		bool sg = s->fields[h].is_signed;
+		struct tpstat_hist *to = &c->hist[h];
+
+		memset(to, 0, sizeof(*to));
+		to->min = sg ? (__u64)INT64_MAX : UINT64_MAX;
+		to->max = sg ? (__u64)INT64_MIN : 0;
+		for (int cpu = 0; cpu <= s->ncpu; cpu++) {
+			const struct tpstat_hist *from = cpu < s->ncpu ?
+				&s->hist_cpu[cpu * env.nhist + h] : &s->skel->bss->hists[h];
+			__u64 sum = __atomic_load_n(&from->sum, __ATOMIC_RELAXED);
+			__u64 min = __atomic_load_n(&from->min, __ATOMIC_RELAXED);
+			__u64 max = __atomic_load_n(&from->max, __ATOMIC_RELAXED);
+
+			to->errors += __atomic_load_n(&from->errors, __ATOMIC_RELAXED);
+			to->minmax_lost += __atomic_load_n(&from->minmax_lost, __ATOMIC_RELAXED);
+			to->sum_hi += __atomic_load_n(&from->sum_hi, __ATOMIC_RELAXED) + (to->sum + sum < to->sum);
+			to->sum += sum;
+			if (sg ? (__s64)min < (__s64)to->min : min < to->min)
+				to->min = min;
+			if (sg ? (__s64)max > (__s64)to->max : max > to->max)
+				to->max = max;
+			for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
+				to->buckets[k] += __atomic_load_n(&from->buckets[k], __ATOMIC_RELAXED);
+		}
+		for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
+			to->samples += to->buckets[k];
+	}
+}
+
+/* Map the per-CPU histograms after load and start each copy's min and max at the far ends. */
+static int map_hists(struct state *s)
+{
+	size_t len = (size_t)s->ncpu * env.nhist * sizeof(struct tpstat_hist);
+	void *p;
+
+	if (!env.nhist)
+		return 0;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(s->skel->maps.hist_cpu), 0);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "tpstat: cannot map the --hist table: %s\n", strerror(errno));
+		return 1;
+	}
+	s->hist_cpu = p;
+	for (int h = 0; h < env.nhist; h++) {
+		bool sg = s->fields[h].is_signed;
+
+		for (int cpu = 0; cpu <= s->ncpu; cpu++) {
+			struct tpstat_hist *t = cpu < s->ncpu ? &s->hist_cpu[cpu * env.nhist + h] :
+				&s->skel->bss->hists[h];
+
+			t->min = sg ? (__u64)INT64_MAX : UINT64_MAX;
+			t->max = sg ? (__u64)INT64_MIN : 0;
+		}
+	}
+	return 0;
+}
+
 /* Read the counters: the mmapped .bss for the slots, one bpf_prog_info per program. */
 static void read_raw(struct state *s, struct counts *c)
 {
@@ -146,13 +226,7 @@ static void read_raw(struct state *s, struct counts *c)
 			c->slot[i][slot] = __atomic_load_n(&bss->slots[slot].count[i], __ATOMIC_RELAXED);
 	for (int i = 0; i < env.n; i++)
 		c->missed[i] = recursion_misses(s->progs[i]);
-	for (int h = 0; h < env.nhist; h++) {
-		const __u64 *from = (const __u64 *)&bss->hists[h];
-		__u64 *to = (__u64 *)&c->hist[h];
-
-		for (size_t w = 0; w < sizeof(c->hist[h]) / sizeof(__u64); w++)
-			to[w] = __atomic_load_n(&from[w], __ATOMIC_RELAXED);
-	}
+	read_hists(s, c);
 }
 
 /* c = a - b for what adds up in a histogram; min and max stay a's (they do not subtract). */
@@ -607,6 +681,8 @@ static void set_fields(struct state *s)
 	}
 	/* No --by: a table of one entry, not TPSTAT_BY_ENTRIES preallocated for nothing. */
 	bpf_map__set_max_entries(s->skel->maps.by_counts, env.nby ? TPSTAT_BY_ENTRIES : 1);
+	/* One histogram per --hist per possible CPU (see read_hists()). */
+	bpf_map__set_max_entries(s->skel->maps.hist_cpu, env.nhist ? env.nhist * s->ncpu : 1);
 }
 
 int main(int argc, char **argv)
@@ -705,11 +781,10 @@ int main(int argc, char **argv)
 	status = tpstat_set_targets(s.skel, s.task_links);
 	if (status)
 		goto out;
-	for (int h = 0; h < env.nhist; h++) {
-		/* Before the first event: min and max start at the far ends of the type. */
-		s.skel->bss->hists[h].min = s.fields[h].is_signed ? (__u64)INT64_MAX : UINT64_MAX;
-		s.skel->bss->hists[h].max = s.fields[h].is_signed ? (__u64)INT64_MIN : 0;
-	}
+	/* Before the first event: min and max start at the far ends of the type. */
+	status = map_hists(&s);
+	if (status)
+		goto out;
 	for (int i = 0; i < env.n; i++) {
 		s.links[i] = bpf_program__attach_raw_tracepoint(s.progs[i], s.tps[i]->name);
 		if (!s.links[i]) {
