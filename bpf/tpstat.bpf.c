@@ -29,6 +29,19 @@ const volatile __u64 cpu_filter[TPSTAT_CPU_WORDS] = {};
  */
 const volatile __u32 nhist = 0;
 const volatile struct tpstat_field hist_field[TPSTAT_MAX_HIST] = {};
+/*
+ * Each CPU records into its own copies, entry cpu * nhist + h (user space sizes the array to
+ * nhist x possible CPUs before load and sums the copies): an array map's lookup is inlined
+ * by the verifier, and no cache line is shared between CPUs. hists[] in .bss takes what
+ * finds no entry (a CPU beyond the array, which a possible CPU never is).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tpstat_hist);
+} hist_cpu SEC(".maps");
 struct tpstat_hist hists[TPSTAT_MAX_HIST];
 
 /* Set before load: --by tables (by_counts is sized to 1 entry when there are none). */
@@ -153,21 +166,26 @@ static __always_inline bool read_field(const volatile struct tpstat_field *f, co
  * The --hist fields of tracepoint @idx: record each value, or count the event as an error
  * when a read fails (never silently short: samples + errors = the count).
  */
-static __always_inline void record_fields(const int idx, const __u64 *args)
+static __always_inline void record_fields(const int idx, const __u64 *args, __u32 cpu)
 {
 	for (__u32 h = 0; h < TPSTAT_MAX_HIST; h++) {
 		const volatile struct tpstat_field *f = &hist_field[h];
+		__u32 key = cpu * nhist + h;
+		struct tpstat_hist *hc;
 		__u64 v;
 
 		if (h >= nhist)
 			break;
 		if (f->tp != idx)
 			continue;
+		hc = bpf_map_lookup_elem(&hist_cpu, &key);
+		if (!hc)
+			hc = &hists[h];
 		if (read_field(f, args, &v))
-			tpstat_hist_record(&hists[h], v, f->is_signed,
+			tpstat_hist_record(hc, v, f->is_signed,
 					   f->linear ? tpstat_lbucket(v, f) : tpstat_bucket(v, f->is_signed));
 		else
-			atomic_add(&hists[h].errors, 1);
+			atomic_add(&hc->errors, 1);
 	}
 }
 
@@ -180,7 +198,7 @@ static __always_inline void record_fields(const int idx, const __u64 *args)
  * Two CPUs inserting the same key: the second gets -EEXIST and adds to the first's. No
  * slot (the map is full, or -EBUSY in a nested run): dropped, counted.
  */
-static __always_inline void record_keys(const int idx, const __u64 *args)
+static __always_inline void record_keys(const int idx, const __u64 *args, __u32 cpu)
 {
 	for (__u32 b = 0; b < TPSTAT_MAX_BY; b++) {
 		const volatile struct tpstat_by *by = &by_spec[b];
@@ -194,7 +212,13 @@ static __always_inline void record_keys(const int idx, const __u64 *args)
 			continue;
 		switch (by->kind) {
 		case TPSTAT_KEY_CPU:
-			key.k[0] = bpf_get_smp_processor_id();
+			/*
+			 * The count already has it: a CPU below TPSTAT_SLOTS owns its slot, and
+			 * slots[cpu].count[idx] is this key's count (user space reads it there).
+			 */
+			if (cpu < TPSTAT_SLOTS)
+				continue;
+			key.k[0] = cpu;
 			break;
 		case TPSTAT_KEY_PID:
 			key.k[0] = bpf_get_current_pid_tgid() >> 32;
@@ -240,11 +264,9 @@ static __always_inline bool cpu_wanted(__u32 cpu)
 	return (cpu_filter[cpu / 64] >> (cpu & 63)) & 1;
 }
 
-/* Count one event of tracepoint @idx if it is wanted; true when it was. */
-static __always_inline bool count_tp(const int idx)
+/* Count one event of tracepoint @idx on @cpu if it is wanted; true when it was. */
+static __always_inline bool count_tp(const int idx, __u32 cpu)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-
 	if (!cpu_wanted(cpu) || !wanted())
 		return false;
 	tpstat_count(slots, &tps[idx], idx, cpu);
@@ -259,15 +281,17 @@ static __always_inline bool count_tp(const int idx)
 SEC("raw_tp")					\
 int tpstat_##i(void *ctx)			\
 {						\
-	count_tp(i);				\
+	count_tp(i, bpf_get_smp_processor_id());	\
 	return 0;				\
 }						\
 SEC("raw_tp")					\
 int tpstat_hist_##i(void *ctx)			\
 {						\
-	if (count_tp(i)) {			\
-		record_fields(i, ctx);		\
-		record_keys(i, ctx);		\
+	__u32 cpu = bpf_get_smp_processor_id();	\
+						\
+	if (count_tp(i, cpu)) {			\
+		record_fields(i, ctx, cpu);	\
+		record_keys(i, ctx, cpu);	\
 	}					\
 	return 0;				\
 }

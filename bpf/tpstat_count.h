@@ -24,7 +24,15 @@ static __always_inline void tpstat_count(struct tpstat_slot *slots, struct tpsta
 	__u64 bit, old;
 
 	if (cpu < TPSTAT_SLOTS) {
-		if (atomic_fetch_add(&slots[cpu].count[idx], 1))
+		__u32 own = cpu;
+
+		/*
+		 * The mask changes nothing (cpu < TPSTAT_SLOTS, a power of two), but clang may
+		 * test one copy of cpu and index with another, and the verifier needs the index
+		 * bounded: hide the value from clang so that the mask stays.
+		 */
+		asm volatile("" : "+r"(own));
+		if (atomic_fetch_add(&slots[own & (TPSTAT_SLOTS - 1)].count[idx], 1))
 			return;
 	} else {
 		atomic_add(&slots[TPSTAT_SLOTS + (cpu & (TPSTAT_SHARED_SLOTS - 1))].count[idx], 1);

@@ -75,9 +75,10 @@ static __always_inline __u64 tpstat_field_value(const volatile struct tpstat_fie
 }
 
 /*
- * Record @v in bucket @b: bucket and samples with BPF_ADD, the sum's low word with a fetch
- * add whose old value tells the carry into its high word, min and max with bounded cmpxchg
- * loops.
+ * Record @v in bucket @b: the bucket with BPF_ADD, the sum's low word with a fetch add whose
+ * old value tells the carry into its high word, min and max with bounded cmpxchg loops.
+ * samples is not kept here: it is the buckets' sum (tpstat_hist_samples()), one atomic less.
+ * The atomics stay on a CPU's own copy, since raw_tp programs nest on a CPU.
  */
 static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, bool is_signed,
 					       __u32 b)
@@ -92,7 +93,6 @@ static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, b
 	 */
 	asm volatile("" : "+r"(b));
 	atomic_add(&h->buckets[b & (TPSTAT_HIST_SLOTS - 1)], 1);
-	atomic_add(&h->samples, 1);
 	/*
 	 * 128-bit sum: the high word gains the carry out of the low one and, for a negative
 	 * value, its sign extension (-1). The two cancel for most negative values, so the
@@ -121,6 +121,16 @@ static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, b
 	}
 	if (i == TPSTAT_MINMAX_TRIES)
 		atomic_add(&h->minmax_lost, 1);
+}
+
+/* The values recorded in @h: its buckets' sum. */
+static inline __u64 tpstat_hist_samples(const struct tpstat_hist *h)
+{
+	__u64 n = 0;
+
+	for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
+		n += h->buckets[k];
+	return n;
 }
 
 #endif /* __BAREATOM_TPSTAT_HIST_H */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/membarrier.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -93,6 +94,7 @@ struct state {
 	struct tp tp[TPSTAT_MAX_TP];
 	struct hist hist[TPSTAT_MAX_HIST];	/* in the options' order, each on its tracepoint */
 	struct by by[TPSTAT_MAX_BY];
+	struct tpstat_hist *hist_cpu;	/* --hist's per-CPU copies, mapped: see read_hists() */
 	bool paused;
 	int ncpu;			/* possible CPUs */
 	double run_secs[MAX_REPEAT];	/* -r: each run's elapsed time */
@@ -106,20 +108,83 @@ struct state {
 };
 
 /*
- * The kernel's --hist and --by tables, read here and only here: each histogram from the
- * mmapped .bss into its raw counts; the key table in batches of 256 (one system call each)
- * into each --by's entries, unsorted.
+ * The kernel's --hist and --by tables, read here and only here.
+ *
+ * Each histogram into its raw counts, as the sum of its copies: one per possible CPU in the
+ * mapped hist_cpu array (entry cpu * nhist + h) and the .bss one for a CPU beyond it.
+ * Buckets, errors and the 128-bit sum add up, min and max are the least and greatest,
+ * samples is the buckets' sum (the programs keep no separate count of it).
  */
 static void read_hists(struct state *s)
 {
-	for (int h = 0; h < s->o->nhist; h++) {
-		const __u64 *from = (const __u64 *)&s->skel->bss->hists[h];
-		__u64 *to = (__u64 *)&s->hist[h].raw;
+	int nhist = s->o->nhist;
 
-		for (size_t w = 0; w < sizeof(s->hist[h].raw) / sizeof(__u64); w++)
-			to[w] = __atomic_load_n(&from[w], __ATOMIC_RELAXED);
+	for (int h = 0; h < nhist; h++) {
+		bool sg = s->hist[h].field.is_signed;
+		struct tpstat_hist *to = &s->hist[h].raw;
+
+		memset(to, 0, sizeof(*to));
+		to->min = sg ? (__u64)INT64_MAX : UINT64_MAX;
+		to->max = sg ? (__u64)INT64_MIN : 0;
+		for (int cpu = 0; cpu <= s->ncpu; cpu++) {
+			const struct tpstat_hist *from = cpu < s->ncpu ?
+				&s->hist_cpu[cpu * nhist + h] : &s->skel->bss->hists[h];
+			__u64 sum = __atomic_load_n(&from->sum, __ATOMIC_RELAXED);
+			__u64 min = __atomic_load_n(&from->min, __ATOMIC_RELAXED);
+			__u64 max = __atomic_load_n(&from->max, __ATOMIC_RELAXED);
+
+			to->errors += __atomic_load_n(&from->errors, __ATOMIC_RELAXED);
+			to->minmax_lost += __atomic_load_n(&from->minmax_lost, __ATOMIC_RELAXED);
+			to->sum_hi += __atomic_load_n(&from->sum_hi, __ATOMIC_RELAXED) +
+				      (to->sum + sum < to->sum);
+			to->sum += sum;
+			if (sg ? (__s64)min < (__s64)to->min : min < to->min)
+				to->min = min;
+			if (sg ? (__s64)max > (__s64)to->max : max > to->max)
+				to->max = max;
+			for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
+				to->buckets[k] += __atomic_load_n(&from->buckets[k], __ATOMIC_RELAXED);
+		}
+		for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
+			to->samples += to->buckets[k];
 	}
 }
+
+/* Map the per-CPU histograms after load and start each copy's min and max at the far ends. */
+static int map_hists(struct state *s)
+{
+	int nhist = s->o->nhist;
+	size_t len = (size_t)s->ncpu * nhist * sizeof(struct tpstat_hist);
+	void *p;
+
+	if (!nhist)
+		return 0;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(s->skel->maps.hist_cpu), 0);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "tpstat: cannot map the --hist table: %s\n", strerror(errno));
+		return 1;
+	}
+	s->hist_cpu = p;
+	for (int h = 0; h < nhist; h++) {
+		bool sg = s->hist[h].field.is_signed;
+
+		for (int cpu = 0; cpu <= s->ncpu; cpu++) {
+			struct tpstat_hist *t = cpu < s->ncpu ? &s->hist_cpu[cpu * nhist + h] :
+				&s->skel->bss->hists[h];
+
+			t->min = sg ? (__u64)INT64_MAX : UINT64_MAX;
+			t->max = sg ? (__u64)INT64_MIN : 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The key table in batches of 256 (one system call each) into each --by's entries,
+ * unsorted; TP:cpu below TPSTAT_SLOTS comes from the count itself, the CPU's own slot
+ * counted in the same program run (the table holds only the CPUs above).
+ */
 
 static void read_by_table(struct state *s)
 {
@@ -148,6 +213,23 @@ static void read_by_table(struct state *s)
 	} while (!err);
 	if (errno != ENOENT)
 		fprintf(stderr, "tpstat: cannot read the --by table: %s\n", strerror(errno));
+	for (int i = 0; i < s->n; i++) {
+		const struct tp *tp = &s->tp[i];
+
+		for (int j = 0; j < tp->nbys; j++) {
+			struct by *by = tp->bys[j];
+
+			if (by->opt->kind != TPSTAT_KEY_CPU)
+				continue;
+			for (int cpu = 0; cpu < s->ncpu && cpu < TPSTAT_SLOTS; cpu++) {
+				__u64 v = tp->shown.slot[cpu];
+
+				if (v && by->n < TPSTAT_BY_ENTRIES)
+					by->entries[by->n++] = (struct tpstat_by_entry){
+						{ (__u64)cpu, 0 }, v };
+			}
+		}
+	}
 }
 
 /* Most counted first; equal counts by key, so that the output is stable. */
@@ -664,6 +746,8 @@ static void set_fields(struct state *s)
 	}
 	/* No --by: a table of one entry, not TPSTAT_BY_ENTRIES preallocated for nothing. */
 	bpf_map__set_max_entries(s->skel->maps.by_counts, o->nby ? TPSTAT_BY_ENTRIES : 1);
+	/* One histogram per --hist per possible CPU (see read_hists()). */
+	bpf_map__set_max_entries(s->skel->maps.hist_cpu, o->nhist ? o->nhist * s->ncpu : 1);
 }
 
 /*
@@ -791,11 +875,10 @@ int main(int argc, char **argv)
 	status = tpstat_set_targets(o, s.skel, s.task_links);
 	if (status)
 		goto out;
-	for (int h = 0; h < o->nhist; h++) {
-		/* Before the first event: min and max start at the far ends of the type. */
-		s.skel->bss->hists[h].min = s.hist[h].field.is_signed ? (__u64)INT64_MAX : UINT64_MAX;
-		s.skel->bss->hists[h].max = s.hist[h].field.is_signed ? (__u64)INT64_MIN : 0;
-	}
+	/* Before the first event: min and max start at the far ends of the type. */
+	status = map_hists(&s);
+	if (status)
+		goto out;
 	for (int i = 0; i < s.n; i++) {
 		struct tp *tp = &s.tp[i];
 

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <uuid/uuid.h>
 #include <bpf/bpf.h>
@@ -186,18 +187,30 @@ static __u64 count_tpstat(void)
 	return sum;
 }
 
-/* --hist's samples: one per event recorded (errors would be events too). */
+/* --hist's per-CPU copies (tpstat's read_hists()), mapped. */
+static struct tpstat_hist *hist_cpu;
+
+/* --hist's samples (its buckets): one per event recorded (errors would be events too). */
 static __u64 count_hist(void)
 {
-	return __atomic_load_n(&ts_hist->bss->hists[0].samples, __ATOMIC_RELAXED) +
-	       __atomic_load_n(&ts_hist->bss->hists[0].errors, __ATOMIC_RELAXED);
+	__u64 n = 0;
+
+	for (int cpu = 0; cpu < possible_cpus; cpu++) {
+		n += __atomic_load_n(&hist_cpu[cpu].errors, __ATOMIC_RELAXED);
+		for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++)
+			n += __atomic_load_n(&hist_cpu[cpu].buckets[k], __ATOMIC_RELAXED);
+	}
+	return n;
 }
 
-/* --by's table summed, and what found no slot. */
+/* --by TP:cpu: the CPUs' own count slots, the table (CPUs above them), and what found no slot. */
 static __u64 count_by(void)
 {
 	struct tpstat_key key, next;
 	__u64 sum = ts_by->bss->by_stats[0].dropped, v;
+
+	for (int i = 0; i < TPSTAT_SLOTS; i++)
+		sum += __atomic_load_n(&ts_by->bss->slots[i].count[0], __ATOMIC_RELAXED);
 	int fd = bpf_map__fd(ts_by->maps.by_counts);
 	void *prev = NULL;
 
@@ -243,14 +256,21 @@ static struct tpstat_bpf *open_fields(bool hist)
 	if (hist) {
 		t->rodata->nhist = 1;
 		memcpy((void *)&t->rodata->hist_field[0], &f, sizeof(f));
+		bpf_map__set_max_entries(t->maps.hist_cpu, possible_cpus);
 	} else {
 		t->rodata->nby = 1;
 		((struct tpstat_by *)&t->rodata->by_spec[0])->kind = TPSTAT_KEY_CPU;
 	}
 	if (tpstat_bpf__load(t))
 		die("load tpstat.bpf.o's fields program");
-	if (hist)
-		t->bss->hists[0].min = INT64_MAX, t->bss->hists[0].max = (__u64)INT64_MIN;
+	if (hist) {
+		hist_cpu = mmap(NULL, possible_cpus * sizeof(*hist_cpu), PROT_READ | PROT_WRITE,
+				MAP_SHARED, bpf_map__fd(t->maps.hist_cpu), 0);
+		if (hist_cpu == MAP_FAILED)
+			die("map the --hist table");
+		for (int cpu = 0; cpu < possible_cpus; cpu++)
+			hist_cpu[cpu].min = INT64_MAX, hist_cpu[cpu].max = (__u64)INT64_MIN;
+	}
 	return t;
 }
 

@@ -77,7 +77,7 @@ int main(void)
 	for (int b = 0; b < TPSTAT_HIST_BUCKETS; b++)
 		exact &= h.buckets[b] == want[b];
 	ASSERT_TRUE(exact, "1..200: every bucket exact");
-	ASSERT_TRUE(h.samples == 200 && h.sum == sum && h.min == 1 && h.max == 200 &&
+	ASSERT_TRUE(tpstat_hist_samples(&h) == 200 && h.sum == sum && h.min == 1 && h.max == 200 &&
 		    !h.minmax_lost, "samples 200, sum 20100, min 1, max 200");
 	{
 		struct tpstat_hist s = { .min = INT64_MAX, .max = (__u64)INT64_MIN };
@@ -88,7 +88,7 @@ int main(void)
 		ASSERT_TRUE((__s64)s.min == -5 && (__s64)s.max == 7 && (__s64)s.sum == 2,
 			    "signed: min -5, max 7, sum 2");
 		{
-			struct tpstat_hist_row hr = { .expr = "x", .is_signed = true, .samples = s.samples,
+			struct tpstat_hist_row hr = { .expr = "x", .is_signed = true, .samples = tpstat_hist_samples(&s),
 				.sum = s.sum, .min = s.min, .max = s.max, .buckets = s.buckets };
 			struct tpstat_row row = { .name = "t", .module = "m", .kind = TP_KIND_BARE,
 				.cpus = &sum, .cpu_words = 0, .first_cpu = -1, .hists = &hr,
@@ -196,7 +196,7 @@ int main(void)
 			    tpstat_lbucket((__u64)-1, &lf) == 2 && tpstat_lbucket(0, &lf) == 3 &&
 			    tpstat_lbucket(9, &lf) == 4 && tpstat_lbucket(10, &lf) == TPSTAT_LHIST_MAX + 1,
 			    "signed --lhist -10:10:5: below, the four steps, 10 or more");
-		lr = (struct tpstat_hist_row){ .expr = "seq", .samples = lh.samples, .sum = lh.sum,
+		lr = (struct tpstat_hist_row){ .expr = "seq", .samples = tpstat_hist_samples(&lh), .sum = lh.sum,
 			.min = lh.min, .max = lh.max, .buckets = lh.buckets, .linear = true, .lmin = 0,
 			.lmax = 200, .lstep = 50 };
 		row.hists = &lr;
