@@ -21,6 +21,7 @@
 #include "bpf_util.h"
 #include "clock.h"
 #include "cookie_pins.h"
+#include "pins.h"
 
 /* Every pin cookie-gend makes, for --uninstall; the links and programs come in pairs. */
 static const char *const pin_names[] = {
@@ -293,7 +294,7 @@ int cookie_pins_setup(struct cookie_pins *p)
 	int err;
 	void *m;
 
-	mkdir("/sys/fs/bpf/bareatom", 0700);
+	mkdir(PINS_ROOT, 0700);
 	if (mkdir(COOKIE_PIN_DIR, 0700) && errno != EEXIST)
 		return -errno;
 	p->skel = cookie_bpf__open();
