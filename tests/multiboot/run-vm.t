@@ -79,4 +79,33 @@ is "$?" 1 "a plain boot (make run's) carries no test payload"
 is "$?" 0 "--tests: the VM and stock tests, the TAP library, the selftests and the benchmarks are in"
 "$rv" --init minimal --timeout 120 -- ls /usr/lib/bareatom/tests/lib/tap.sh >"$tmp/out" 2>&1
 is "$?" 0 "a command naming a file of the test payload brings it"
+
+# 7. QEMU crashing before the guest comes up (seen in CI: a segfault, empty console) is
+# retried once, and said; crashing again is exit 125 naming the signal. A qemu-system-x86_64
+# first in PATH kills itself with SIGSEGV the first N times and otherwise runs the real one.
+real=$(command -v qemu-system-x86_64)
+mkdir "$tmp/bin"
+cat >"$tmp/bin/qemu-system-x86_64" <<WRAP
+#!/bin/bash
+n=\$(cat "$tmp/crashes" 2>/dev/null || echo 0)
+echo \$((n + 1)) >"$tmp/crashes"
+if [ "\$(cat "$tmp/crash-limit")" -gt "\$n" ]; then echo "crashing on purpose" >&2; kill -SEGV \$\$; fi
+exec "$real" "\$@"
+WRAP
+chmod +x "$tmp/bin/qemu-system-x86_64"
+echo 1 >"$tmp/crash-limit"
+PATH=$tmp/bin:$PATH BAREATOM_ACCEL=tcg "$rv" --init minimal --timeout 120 -- echo ran >"$tmp/out" 2>"$tmp/err"
+rc=$?
+is "$rc:$(cat "$tmp/out"):$(cat "$tmp/crashes")" "0:ran:2" \
+	"qemu crashing once before the guest came up: booted again, the command ran once"
+grep -q "^run-vm: qemu died of signal 11 before the guest came up (qemu.log: crashing on purpose ); booting once more$" "$tmp/err"
+ok $? "and says so: $(grep "booting once more" "$tmp/err")"
+rm -f "$tmp/crashes"
+echo 9 >"$tmp/crash-limit"
+PATH=$tmp/bin:$PATH BAREATOM_ACCEL=tcg "$rv" --init minimal --timeout 120 -- echo ran >"$tmp/out" 2>"$tmp/err"
+rc=$?
+is "$rc:$(cat "$tmp/out"):$(cat "$tmp/crashes")" "125::2" \
+	"qemu crashing every time: exit 125 after two boots, the command never ran"
+grep -q "^run-vm: the guest never came up (qemu died of signal 11) (console log: " "$tmp/err"
+ok $? "and says so: $(grep "never came up" "$tmp/err")"
 done_testing
