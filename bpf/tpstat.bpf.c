@@ -22,6 +22,7 @@ const volatile __u64 cpu_filter[TPSTAT_CPU_WORDS] = {};
 #define TPSTAT_NOW() bpf_ktime_get_ns()
 #include "tpstat_count.h"
 #include "tpstat_hist.h"
+#include "tpfilter_eval.h"
 
 /*
  * Set before load: --hist fields. Only the tpstat_hist_N programs record them; a plain
@@ -58,6 +59,13 @@ struct {
 
 struct tpstat_slot slots[TPSTAT_NR_SLOTS];
 struct tpstat_tp tps[TPSTAT_MAX_TP];
+
+/* Set before load: --filter, in the order given (see tpstat.h). */
+const volatile __u32 nfilter = 0;
+const volatile struct tpstat_filter_spec filter_spec[TPSTAT_MAX_FILTER] = {};
+/* Events a filter rejected, and events whose filter read failed: slots as the count's. */
+struct tpstat_slot filtered[TPSTAT_NR_SLOTS];
+struct tpstat_slot filter_errors[TPSTAT_NR_SLOTS];
 /*
  * Set by user space on SIGUSR1, for observers (bpftool map dump): the programs never read it.
  * Pausing costs nothing per event: user space subtracts what was counted while paused.
@@ -273,9 +281,84 @@ static __always_inline bool count_tp(const int idx, __u32 cpu)
 	return true;
 }
 
+/* One in @cpu's slot of @s (filtered[] or filter_errors[]) for tracepoint @idx. */
+static __always_inline void count_slot(struct tpstat_slot *s, const int idx, __u32 cpu)
+{
+	__u32 own = cpu;
+
+	if (cpu < TPSTAT_SLOTS) {
+		asm volatile("" : "+r"(own));	/* keep the mask: see tpstat_count() */
+		atomic_add(&s[own & (TPSTAT_SLOTS - 1)].count[idx], 1);
+	} else {
+		atomic_add(&s[TPSTAT_SLOTS + (cpu & (TPSTAT_SHARED_SLOTS - 1))].count[idx], 1);
+	}
+}
+
 /*
- * tpstat_N counts tracepoint N; tpstat_hist_N also records its --hist fields and --by keys,
- * in the same run, so that they add up to the count and the recursion misses are the same.
+ * The --filter of tracepoint @idx, in the order given: 1 when the event passes them all, 0
+ * when one rejects it, -1 when a read failed (the event is neither in nor out: an error).
+ */
+static __always_inline int filter_event(const int idx, const __u64 *args, __u32 cpu)
+{
+	for (__u32 i = 0; i < TPSTAT_MAX_FILTER; i++) {
+		const volatile struct tpstat_filter_spec *f = &filter_spec[i];
+		__u64 v, comm[2] = {};
+
+		if (i >= nfilter)
+			break;
+		if (f->field.tp != idx)
+			continue;
+		switch (f->key) {
+		case TPFILTER_KEY_CPU:
+			v = cpu;
+			break;
+		case TPFILTER_KEY_PID:
+			v = bpf_get_current_pid_tgid() >> 32;
+			break;
+		case TPFILTER_KEY_CGROUP:
+			v = bpf_get_current_cgroup_id();
+			break;
+		case TPFILTER_KEY_COMM:
+			bpf_get_current_comm(comm, sizeof(comm));
+			/* == or != on the 16 bytes: the same as 0 compared with 0 or not. */
+			v = comm[0] != f->comm[0] || comm[1] != f->comm[1];
+			if (!tpfilter_pass(v, f->op, 0, false))
+				return 0;
+			continue;
+		default:
+			if (!read_field(&f->field, args, &v))
+				return -1;
+		}
+		if (!tpfilter_pass(v, f->op, f->value, f->is_signed))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * A wanted event of tracepoint @idx past its filters: true when it counts; otherwise it is
+ * counted as filtered or as a filter error. Without --filter (nfilter is frozen rodata)
+ * the verifier removes the filtering, and this is count_tp().
+ */
+static __always_inline bool count_filtered_tp(const int idx, const __u64 *args, __u32 cpu)
+{
+	int pass;
+
+	if (!cpu_wanted(cpu) || !wanted())
+		return false;
+	pass = nfilter ? filter_event(idx, args, cpu) : 1;
+	if (pass <= 0) {
+		count_slot(pass ? filter_errors : filtered, idx, cpu);
+		return false;
+	}
+	tpstat_count(slots, &tps[idx], idx, cpu);
+	return true;
+}
+
+/*
+ * tpstat_N counts tracepoint N; tpstat_hist_N also applies its --filter and records its
+ * --hist fields and --by keys, in the same run, so that they add up to the count and the
+ * recursion misses are the same.
  */
 #define TPSTAT_PROG(i)				\
 SEC("raw_tp")					\
@@ -289,7 +372,7 @@ int tpstat_hist_##i(void *ctx)			\
 {						\
 	__u32 cpu = bpf_get_smp_processor_id();	\
 						\
-	if (count_tp(i, cpu)) {			\
+	if (count_filtered_tp(i, ctx, cpu)) {	\
 		record_fields(i, ctx, cpu);	\
 		record_keys(i, ctx, cpu);	\
 	}					\

@@ -97,6 +97,26 @@ struct tpstat_hist {
 } __attribute__((aligned(64)));
 
 /*
+ * --filter TP:'EXPR OP VALUE': which of a tracepoint's events count (bpf/tpfilter_eval.h has
+ * the comparison). Filters of one tracepoint are ANDed in the order given; the first that
+ * rejects the event, or whose read fails, decides. A rejected event is counted as filtered,
+ * one whose read failed as a filter error, each in its CPU's slot of filtered[] or
+ * filter_errors[] like the count: count + filtered + filter_errors + missed = hits.
+ */
+#define TPSTAT_MAX_FILTER	16
+
+/* Set in .rodata before load; field.tp is the tracepoint, field the EXPR of TPFILTER_KEY_EXPR. */
+struct tpstat_filter_spec {
+	__u32 key;		/* enum tpfilter_key */
+	__u32 op;		/* enum tpfilter_op */
+	__u32 is_signed;
+	__u32 pad;
+	__u64 value;
+	__u64 comm[2];		/* TPFILTER_KEY_COMM: the name, NUL-padded */
+	struct tpstat_field field;
+};
+
+/*
  * --by TP:KEY: counts per key in a hash map. An event whose key finds no slot (the map is
  * full, or its bucket is busy in a nested run) is counted as dropped, one whose EXPR reads
  * fail as an error: entries + dropped + errors = the tracepoint's count.

@@ -43,6 +43,13 @@ static __always_inline void tpstat_count(struct tpstat_slot *slots, struct tpsta
 			goto first;
 		}
 	}
+	/*
+	 * cpu < TPSTAT_MAX_CPUS here, a power of two: the mask changes nothing, but the
+	 * verifier sees the bound whichever copy of cpu clang compared above (a program with
+	 * more live values, --filter's, spills it and reloads another).
+	 */
+	asm volatile("" : "+r"(cpu));
+	cpu &= TPSTAT_MAX_CPUS - 1;
 	bit = 1ULL << (cpu & 63);
 	if (*(volatile __u64 *)&tp->cpus[cpu / 64] & bit)
 		return;

@@ -43,6 +43,7 @@
 struct tp_counts {
 	__u64 slot[TPSTAT_NR_SLOTS];
 	__u64 missed;
+	__u64 filtered, filter_errors;	/* --filter: rejected, and reads that failed */
 };
 
 /* One --hist or --lhist: as given, its field compiled against BTF, and its counts. */
@@ -81,6 +82,8 @@ struct tp {
 	int nhists;
 	struct by *bys[TPSTAT_MAX_BY];	/* its --by, in the options' order */
 	int nbys;
+	int nfilters;			/* its --filter */
+	const char *filter_text[TPSTAT_MAX_FILTER];	/* each as given: "seq & 1" */
 	/* What its row in a report points to. */
 	struct tpstat_hist_row hist_rows[TPSTAT_MAX_HIST];
 	struct tpstat_by_row by_rows[TPSTAT_MAX_BY];
@@ -94,6 +97,7 @@ struct state {
 	struct tp tp[TPSTAT_MAX_TP];
 	struct hist hist[TPSTAT_MAX_HIST];	/* in the options' order, each on its tracepoint */
 	struct by by[TPSTAT_MAX_BY];
+	const struct tpfilter *filters;	/* --filter, compiled, in the options' order */
 	struct tpstat_hist *hist_cpu;	/* --hist's per-CPU copies, mapped: see read_hists() */
 	bool paused;
 	int ncpu;			/* possible CPUs */
@@ -280,8 +284,18 @@ static void read_raw(struct state *s)
 		for (int i = 0; i < s->n; i++)
 			s->tp[i].raw.slot[slot] = __atomic_load_n(&bss->slots[slot].count[s->tp[i].idx],
 								  __ATOMIC_RELAXED);
-	for (int i = 0; i < s->n; i++)
-		s->tp[i].raw.missed = recursion_misses(s->tp[i].prog);
+	for (int i = 0; i < s->n; i++) {
+		struct tp *tp = &s->tp[i];
+
+		tp->raw.missed = recursion_misses(tp->prog);
+		tp->raw.filtered = tp->raw.filter_errors = 0;
+		for (int slot = 0; tp->nfilters && slot < TPSTAT_NR_SLOTS; slot++) {
+			tp->raw.filtered += __atomic_load_n(&bss->filtered[slot].count[tp->idx],
+							    __ATOMIC_RELAXED);
+			tp->raw.filter_errors += __atomic_load_n(&bss->filter_errors[slot].count[tp->idx],
+								 __ATOMIC_RELAXED);
+		}
+	}
 	read_hists(s);
 }
 
@@ -291,6 +305,8 @@ static void sub_counts(struct tp_counts *c, const struct tp_counts *a, const str
 	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
 		c->slot[slot] = a->slot[slot] - b->slot[slot];
 	c->missed = a->missed - b->missed;
+	c->filtered = a->filtered - b->filtered;
+	c->filter_errors = a->filter_errors - b->filter_errors;
 }
 
 static void add_counts(struct tp_counts *c, const struct tp_counts *a)
@@ -298,6 +314,8 @@ static void add_counts(struct tp_counts *c, const struct tp_counts *a)
 	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
 		c->slot[slot] += a->slot[slot];
 	c->missed += a->missed;
+	c->filtered += a->filtered;
+	c->filter_errors += a->filter_errors;
 }
 
 static __u64 total(const struct tp_counts *c)
@@ -430,6 +448,12 @@ static void report(struct state *s, struct tpstat_report *r)
 		row->delta = row->count - total(&tp->prev);
 		row->missed = tp->shown.missed;
 		row->missed_delta = tp->shown.missed - tp->prev.missed;
+		row->filters = tp->filter_text;
+		row->nfilters = tp->nfilters;
+		row->filtered = tp->shown.filtered;
+		row->filtered_delta = tp->shown.filtered - tp->prev.filtered;
+		row->filter_errors = tp->shown.filter_errors;
+		row->filter_errors_delta = tp->shown.filter_errors - tp->prev.filter_errors;
 		row->cpus = tp->cpus;
 		row->cpu_words = TPSTAT_CPU_WORDS;
 		if (o->per_cpu) {
@@ -456,6 +480,7 @@ static void report(struct state *s, struct tpstat_report *r)
 	r->target = s->target;
 	r->csv = o->csv;
 	r->per_cpu = o->per_cpu;
+	r->filters = o->nfilter > 0;
 	if (r->final) {
 		r->run_secs = s->run_secs;
 		r->nruns = s->nruns;
@@ -487,6 +512,9 @@ static void metrics_snapshot(void *arg, struct tpstat_mview *v)
 			.prog_fd = bpf_program__fd(tp->prog),
 			.hits = total(&tp->shown),
 			.missed = tp->shown.missed,
+			.nfilters = tp->nfilters,
+			.filtered = tp->shown.filtered,
+			.filter_errors = tp->shown.filter_errors,
 		};
 		if (s->o->per_cpu) {
 			v->tp[i].ncpu = fmt_cpu_counts(tp->shown.slot, s->ncpu, tp->cpu_count,
@@ -744,6 +772,24 @@ static void set_fields(struct state *s)
 			d->field.steps[k].size = f->steps[k].size;
 		}
 	}
+	s->skel->rodata->nfilter = o->nfilter;
+	for (int k = 0; k < o->nfilter; k++) {
+		const struct tpfilter *flt = &s->filters[k];
+		const struct tpfield *f = &flt->field;
+		struct tpstat_filter_spec *d =
+			(struct tpstat_filter_spec *)&s->skel->rodata->filter_spec[k];
+
+		*d = (struct tpstat_filter_spec){ .key = flt->key, .op = flt->op,
+			.is_signed = flt->is_signed, .value = flt->value,
+			.field = { .tp = o->filter[k].idx, .arg = f->arg, .nsteps = f->nsteps,
+				   .size = f->size, .is_signed = f->is_signed, .bit_off = f->bit_off,
+				   .bit_size = f->bit_size } };
+		memcpy(d->comm, flt->comm, sizeof(d->comm));
+		for (__u32 st = 0; st < f->nsteps; st++) {
+			d->field.steps[st].off = f->steps[st].off;
+			d->field.steps[st].size = f->steps[st].size;
+		}
+	}
 	/* No --by: a table of one entry, not TPSTAT_BY_ENTRIES preallocated for nothing. */
 	bpf_map__set_max_entries(s->skel->maps.by_counts, o->nby ? TPSTAT_BY_ENTRIES : 1);
 	/* One histogram per --hist per possible CPU (see read_hists()). */
@@ -763,6 +809,11 @@ static int setup_tps(struct state *s, const struct tp_info *const *tps,
 	s->n = o->n;
 	for (int i = 0; i < s->n; i++)
 		s->tp[i] = (struct tp){ .idx = i, .info = tps[i] };
+	for (int k = 0; k < o->nfilter; k++) {
+		struct tp *tp = &s->tp[o->filter[k].idx];
+
+		tp->filter_text[tp->nfilters++] = o->filter[k].text;
+	}
 	for (int h = 0; h < o->nhist; h++) {
 		struct tp *tp = &s->tp[o->hist[h].idx];
 
@@ -789,6 +840,7 @@ int main(int argc, char **argv)
 	static struct state s = { .o = &opts };
 	static const struct tp_info *tps[TPSTAT_MAX_TP];
 	static struct tpfield fields[TPSTAT_MAX_HIST], keys[TPSTAT_MAX_BY];
+	static struct tpfilter filters[TPSTAT_MAX_FILTER];
 	const struct tpstat_opts *o = &opts;
 	struct tp_list l;
 	int err, status = 1;
@@ -806,7 +858,8 @@ int main(int argc, char **argv)
 	status = tpstat_check_targets(o);
 	if (status)
 		goto out_list;
-	status = tpstat_compile_fields(o, tps, fields, keys);
+	status = tpstat_compile_fields(o, tps, fields, keys, filters);
+	s.filters = filters;
 	if (status)
 		goto out_list;
 	status = setup_tps(&s, tps, fields, keys);
@@ -856,8 +909,8 @@ int main(int argc, char **argv)
 			bpf_program__set_autoload(prog, false);
 		for (int i = 0; i < s.n; i++) {
 			struct tp *tp = &s.tp[i];
-			/* With --hist or --by on it, the program that also records fields and keys. */
-			bool hist = tp->nhists || tp->nbys;
+			/* With --hist, --by or --filter: the program that also reads fields. */
+			bool hist = tp->nhists || tp->nbys || tp->nfilters;
 
 			snprintf(name, sizeof(name), hist ? "tpstat_hist_%d" : "tpstat_%d", tp->idx);
 			tp->prog = bpf_object__find_program_by_name(s.skel->obj, name);

@@ -21,7 +21,8 @@ static const char doc[] =
 "              TRACEPOINT...\n"
 "       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
 "       tpstat [options] [--hist TP:EXPR] [--lhist TP:EXPR:MIN:MAX:STEP]\n"
-"              [--by TP:KEY [--top N]] TRACEPOINT...\n"
+"              [--by TP:KEY [--top N]] [--filter 'TP:EXPR OP VALUE']\n"
+"              TRACEPOINT...\n"
 "       tpstat [options] [--listen ADDR:PORT] [--textfile PATH] TRACEPOINT...\n"
 "       tpstat -l [-v] [--bare] [GLOB]\n"
 "\n"
@@ -34,8 +35,10 @@ static const char doc[] =
 "threads too), threads, or a cgroup v2 subtree; -C only the events on those\n"
 "CPUs, with any of them. Counting runs until Ctrl-C, -d SECS, COUNT\n"
 "intervals (-c with -i) or the end of CMD. Hits the kernel did not let the\n"
-"program see are shown as missed: count + missed = hits. SIGUSR1 pauses and\n"
-"resumes counting.\n"
+"program see are shown as missed: count + missed = hits. With --filter, the\n"
+"events it rejects are shown as filtered out, those whose field could not be\n"
+"read as filter errors: count + filtered + errors + missed = hits. SIGUSR1\n"
+"pauses and resumes counting.\n"
 "\n"
 "--listen serves the counts for Prometheus at http://ADDR:PORT/metrics while\n"
 "counting; --textfile writes them every interval (-i, else 10 s) and at the\n"
@@ -57,6 +60,8 @@ static const char doc[] =
 "  tpstat -i 1 -c 5 sched_update_nr_running_tp    # five 1 s intervals\n"
 "  tpstat -r 5 sched_switch -- make -j2           # mean and noise of 5 runs\n"
 "  tpstat -A -x, -p 1234 sched_switch # a CSV row per CPU, for PID 1234\n"
+"  tpstat -a --filter 'sched_switch:prev_state == 0' sched_switch\n"
+"                                     # preemptions (prev_state 0: runnable)\n"
 "  tpstat -a -j tpgen_a -- \\\n"
 "      sh -c 'echo tpgen_a 100 all > /sys/kernel/debug/tpgen/fire'\n"
 "  tpstat --pin -d 60 sched_switch &  # then, while it counts:\n"
@@ -65,7 +70,7 @@ static const char doc[] =
 "  curl http://127.0.0.1:9465/metrics\n";
 
 enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_LHIST, OPT_BY, OPT_TOP, OPT_LISTEN, OPT_TEXTFILE,
-	OPT_APPEND, OPT_BARE };
+	OPT_APPEND, OPT_BARE, OPT_FILTER };
 
 static const struct argp_option options[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (those matching\nGLOB, if given)", 0 },
@@ -88,6 +93,7 @@ static const struct argp_option options[] = {
 	{ "hist", OPT_HIST, "TP:EXPR", 0, "Log2 histogram of a field of TP's arguments\n(tpstat -lv shows them; repeatable)", 0 },
 	{ "lhist", OPT_LHIST, "TP:EXPR:MIN:MAX:STEP", 0, "Like --hist, with linear buckets of STEP", 0 },
 	{ "by", OPT_BY, "TP:KEY", 0, "Count TP per KEY: cpu, comm, pid, cgroup or a\nfield EXPR (repeatable)", 0 },
+	{ "filter", OPT_FILTER, "TP:EXPR OP VALUE", 0, "Count only TP's events where EXPR\n(a field, cpu, pid, comm or cgroup) OP\n(== != < <= > >= &) VALUE (a number or an\nenum name); repeatable, ANDed", 0 },
 	{ "top", OPT_TOP, "N", 0, "With --by: show the N keys counted most\n(default 10), the rest summed", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under\n" PIN_DIR " while running", 0 },
 	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics\n(ADDR: IPv4, [IPv6] or a host name)", 0 },
@@ -207,6 +213,17 @@ static void parse_by(struct tpstat_opts *o, char *arg)
 	o->nby++;
 }
 
+/* --filter TP:'EXPR OP VALUE': split and checked against BTF once the tracepoint is known. */
+static void parse_filter(struct tpstat_opts *o, char *arg)
+{
+	if (o->nfilter == TPSTAT_MAX_FILTER)
+		cli_usage_error("tpstat", "too many --filter: at most %d", TPSTAT_MAX_FILTER);
+	o->filter[o->nfilter].text = split_tp(arg, o->filter[o->nfilter].tp, sizeof(o->filter[0].tp),
+					      "filter", "TRACEPOINT:EXPR OP VALUE, as in "
+					      "'tpgen_a:seq & 1'");
+	o->nfilter++;
+}
+
 /* -C "0,2-3": CPUs from 0 to TPSTAT_MAX_CPUS - 1, single or as ranges, into o->cpu_set. */
 static void parse_cpus(struct tpstat_opts *o, const char *arg)
 {
@@ -286,6 +303,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_BY:
 		parse_by(o, arg);
+		break;
+	case OPT_FILTER:
+		parse_filter(o, arg);
 		break;
 	case OPT_TOP:
 		errno = 0;
@@ -416,12 +436,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			o->hist[h].idx = name_index(o, o->hist[h].tp);
 		for (int b = 0; b < o->nby && !o->list; b++)
 			o->by[b].idx = name_index(o, o->by[b].tp);
+		for (int k = 0; k < o->nfilter && !o->list; k++)
+			o->filter[k].idx = name_index(o, o->filter[k].tp);
 		if (o->top && !o->nby)
 			cli_usage_error("tpstat", "--top chooses the keys --by shows: it needs --by");
 		if (!o->top)
 			o->top = 10;
 		if (o->list && (o->n || o->command || o->interval || o->duration || o->count ||
-				o->nhist || o->nby || o->listen || o->textfile || o->output))
+				o->nhist || o->nby || o->nfilter || o->listen || o->textfile || o->output))
 			cli_usage_error("tpstat", "-l takes no other options and no command");
 		if (o->bare_only && !o->list)
 			cli_usage_error("tpstat", "--bare chooses what -l lists: it needs -l");

@@ -337,6 +337,16 @@ static void json_row(struct json *j, const struct tpstat_row *row, bool final, d
 		json_null_field(j, "first_cpu");
 	json_u64_field(j, "missed", row->missed);
 	json_u64_field(j, "missed_delta", row->missed_delta);
+	if (row->nfilters) {
+		json_array_field_begin(j, "filters");
+		for (int k = 0; k < row->nfilters; k++)
+			json_string(j, row->filters[k]);
+		json_array_end(j);
+		json_u64_field(j, "filtered", row->filtered);
+		json_u64_field(j, "filtered_delta", row->filtered_delta);
+		json_u64_field(j, "filter_errors", row->filter_errors);
+		json_u64_field(j, "filter_errors_delta", row->filter_errors_delta);
+	}
 	if (row->cpu_count) {
 		json_array_field_begin(j, "per_cpu");
 		for (int c = 0; c < row->ncpu; c++) {
@@ -449,6 +459,14 @@ void fmt_interval(FILE *f, const struct tpstat_report *r)
 				rest_name(row, cpus_rest, sizeof(cpus_rest)), "",
 				fmt_thousands(num, sizeof(num), row->rest_delta), "-",
 				rate(row->rest_delta, r->span));
+		if (row->nfilters) {
+			fprintf(f, "%13.3f    %-27s %-5s %15s %9s %14.1f\n", r->elapsed, "(filtered out)",
+				"", fmt_thousands(num, sizeof(num), row->filtered_delta), "-",
+				rate(row->filtered_delta, r->span));
+			fprintf(f, "%13.3f    %-27s %-5s %15s %9s %14.1f\n", r->elapsed, "(filter errors)",
+				"", fmt_thousands(num, sizeof(num), row->filter_errors_delta), "-",
+				rate(row->filter_errors_delta, r->span));
+		}
 	}
 	/* --hist: the interval's own histogram (its deltas) under its lines. */
 	for (int i = 0; i < r->n; i++)
@@ -458,6 +476,28 @@ void fmt_interval(FILE *f, const struct tpstat_report *r)
 			fmt_hist(f, r->rows[i].name, &r->rows[i].hists[h]);
 		}
 	fflush(f);
+}
+
+/* Under the table: each tracepoint's filters, and what filtered out and filter errors are. */
+static void fmt_filter_legend(FILE *f, const struct tpstat_report *r)
+{
+	bool any = false;
+
+	for (int i = 0; i < r->n; i++) {
+		const struct tpstat_row *row = &r->rows[i];
+
+		for (int k = 0; k < row->nfilters; k++)
+			fprintf(f, "%s '%s'", k ? " and" : " filter: counted only where",
+				row->filters[k]);
+		if (row->nfilters) {
+			fprintf(f, " (%s)\n", row->name);
+			any = true;
+		}
+	}
+	if (any)
+		fputs(" (filtered out): events a filter rejected; (filter errors): events whose "
+		      "filter could not read its field;\n count + filtered out + filter errors + "
+		      "missed = hits\n", f);
 }
 
 void fmt_table(FILE *f, const struct tpstat_report *r)
@@ -507,6 +547,14 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 				rest_name(row, cpus_rest, sizeof(cpus_rest)), "", "",
 				fmt_thousands(num, sizeof(num), row->rest_count), "-",
 				rate(row->rest_count, r->elapsed - r->paused_secs));
+		if (row->nfilters) {
+			fprintf(f, "    %-28s %-5s %-9s %15s %9s %14.1f\n", "(filtered out)", "", "",
+				fmt_thousands(num, sizeof(num), row->filtered), "-",
+				rate(row->filtered, r->elapsed - r->paused_secs));
+			fprintf(f, "    %-28s %-5s %-9s %15s %9s %14.1f\n", "(filter errors)", "", "",
+				fmt_thousands(num, sizeof(num), row->filter_errors), "-",
+				rate(row->filter_errors, r->elapsed - r->paused_secs));
+		}
 	}
 	if (r->nruns) {
 		double mean, sd, noise;
@@ -528,6 +576,7 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 			      "while its program ran on the same CPU); count + missed = hits\n", f);
 			break;
 		}
+	fmt_filter_legend(f, r);
 	fputs("\n", f);
 	for (int i = 0; i < r->n; i++)
 		for (int h = 0; h < r->rows[i].nhists; h++)
@@ -547,10 +596,21 @@ static void csv_cpulist(char *buf, size_t len, const struct tpstat_row *row)
 			*p = ' ';
 }
 
+/* Two empty CSV columns: "SEP SEP" (a separator is one character, or a short string). */
+static const char *csv_empty2(const char *sep)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s%s", sep, sep);
+	return buf;
+}
+
 /*
- * [TIME,] [CPU,] COUNT, MISSED, TRACEPOINT, KIND, MODULE, RATE, CPUS [, NOISE%]: TIME in
- * interval lines (whose values are deltas), CPU with -A ("all", then "CPU<n>" rows whose
- * MISSED is empty: the kernel counts misses per program, not per CPU), NOISE with -r.
+ * [TIME,] [CPU,] COUNT, MISSED, TRACEPOINT, KIND, MODULE, RATE, CPUS [, NOISE%]
+ * [, FILTERED, FILTER_ERRORS]: TIME in interval lines (whose values are deltas), CPU with -A
+ * ("all", then "CPU<n>" rows whose MISSED is empty: the kernel counts misses per program, not
+ * per CPU), NOISE with -r, FILTERED and FILTER_ERRORS with --filter (empty in the rows of a
+ * tracepoint without one, and in CPU rows).
  */
 void fmt_csv(FILE *f, const struct tpstat_report *r)
 {
@@ -577,6 +637,13 @@ void fmt_csv(FILE *f, const struct tpstat_report *r)
 			fmt_run_stats(row->runs, row->nruns, &mean, &sd, &noise);
 			fprintf(f, "%s%.2f%%", s, noise);
 		}
+		if (r->filters && row->nfilters)
+			fprintf(f, "%s%llu%s%llu", s,
+				(unsigned long long)(r->final ? row->filtered : row->filtered_delta), s,
+				(unsigned long long)(r->final ? row->filter_errors :
+							       row->filter_errors_delta));
+		else if (r->filters)
+			fputs(csv_empty2(s), f);
 		fputc('\n', f);
 		for (int c = 0; row->cpu_count && c < row->ncpu; c++) {
 			__u64 v = r->final ? row->cpu_count[c] : row->cpu_delta[c];
@@ -585,7 +652,7 @@ void fmt_csv(FILE *f, const struct tpstat_report *r)
 				fprintf(f, "%.3f%s", r->elapsed, s);
 			fprintf(f, "CPU%d%s%llu%s%s", c, s, (unsigned long long)v, s, s);
 			fprintf(f, "%s%s%s%s%s%s", row->name, s, tp_kind_name(row->kind), s, row->module, s);
-			fprintf(f, "%.1f%s%d\n", rate(v, span), s, c);
+			fprintf(f, "%.1f%s%d%s\n", rate(v, span), s, c, r->filters ? csv_empty2(s) : "");
 		}
 		if (row->cpu_count && row->rest_last) {
 			__u64 v = r->final ? row->rest_count : row->rest_delta;
@@ -595,7 +662,8 @@ void fmt_csv(FILE *f, const struct tpstat_report *r)
 			fprintf(f, "%s%s%llu%s%s", rest_name(row, cpus, sizeof(cpus)), s,
 				(unsigned long long)v, s, s);
 			fprintf(f, "%s%s%s%s%s%s", row->name, s, tp_kind_name(row->kind), s, row->module, s);
-			fprintf(f, "%.1f%s%d-%d\n", rate(v, span), s, row->ncpu, row->rest_last);
+			fprintf(f, "%.1f%s%d-%d%s\n", rate(v, span), s, row->ncpu, row->rest_last,
+				r->filters ? csv_empty2(s) : "");
 		}
 	}
 	fflush(f);

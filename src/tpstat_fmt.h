@@ -57,6 +57,11 @@ struct tpstat_row {
 	int first_cpu;		/* -1 when not hit yet */
 	__u64 missed;		/* hits the kernel did not let the program see (recursion_misses) */
 	__u64 missed_delta;	/* since the previous report */
+	/* With --filter on this tracepoint: each as given, and what they kept out. */
+	const char *const *filters;
+	int nfilters;
+	__u64 filtered, filtered_delta;		/* rejected by a filter */
+	__u64 filter_errors, filter_errors_delta;	/* a filter's read failed */
 	/* With -A: the count (cumulative) and delta of each CPU 0 .. ncpu-1; NULL without. */
 	const __u64 *cpu_count;
 	const __u64 *cpu_delta;
@@ -87,6 +92,7 @@ struct tpstat_report {
 	const char *target;	/* what counted: "system wide", "its process tree", "PID 42", ... */
 	const char *csv;	/* -x SEP: CSV with this separator; NULL for a table */
 	bool per_cpu;		/* -A: a row per CPU too */
+	bool filters;		/* --filter was given: CSV has its two columns */
 	int n;
 	const struct tpstat_row *rows;
 	/* With -r, in the final report: each run's elapsed seconds. */

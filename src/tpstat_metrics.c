@@ -140,6 +140,14 @@ static void by_family(struct metrics *m, const struct tpstat_mview *v, const cha
 		}
 }
 
+static bool any_filter(const struct tpstat_mview *v)
+{
+	for (int i = 0; i < v->n; i++)
+		if (v->tp[i].nfilters)
+			return true;
+	return false;
+}
+
 void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 {
 	struct metrics_label l[4];
@@ -155,10 +163,30 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 	}
 	metrics_family(m, "bareatom_tracepoint_missed", METRICS_COUNTER, NULL,
 		       "Hits the kernel did not let the program see (recursion misses): "
-		       "hits + missed is every time the tracepoint fired.");
+		       "hits + missed (+ filtered + filter_errors with --filter) is every time "
+		       "the tracepoint fired for the targets.");
 	for (int i = 0; i < v->n; i++) {
 		tp_labels(l, &v->tp[i]);
 		metrics_u64(m, l, 3, v->tp[i].missed);
+	}
+	if (any_filter(v)) {
+		metrics_family(m, "bareatom_tracepoint_filtered", METRICS_COUNTER, NULL,
+			       "Events a --filter kept out of hits (tracepoints with a filter only).");
+		for (int i = 0; i < v->n; i++) {
+			if (!v->tp[i].nfilters)
+				continue;
+			tp_labels(l, &v->tp[i]);
+			metrics_u64(m, l, 3, v->tp[i].filtered);
+		}
+		metrics_family(m, "bareatom_tracepoint_filter_errors", METRICS_COUNTER, NULL,
+			       "Events whose --filter could not read its field: neither in hits nor "
+			       "filtered.");
+		for (int i = 0; i < v->n; i++) {
+			if (!v->tp[i].nfilters)
+				continue;
+			tp_labels(l, &v->tp[i]);
+			metrics_u64(m, l, 3, v->tp[i].filter_errors);
+		}
 	}
 	if (v->n && v->tp[0].cpu_hits) {
 		metrics_family(m, "bareatom_tracepoint_cpu_hits", METRICS_COUNTER, NULL,

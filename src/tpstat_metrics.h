@@ -19,6 +19,8 @@ struct tpstat_mtp {
 	const char *prog;		/* the BPF program's name, as bpftool shows it */
 	int prog_fd;
 	__u64 hits, missed;		/* hits the program counted; hits it could not see */
+	int nfilters;			/* --filter on it: then filtered and filter_errors */
+	__u64 filtered, filter_errors;
 	const __u64 *cpu_hits;		/* with -A: per CPU 0 .. ncpu-1; else NULL */
 	int ncpu;			/* CPUs with a count of their own (fmt_cpu_counts) */
 	__u64 rest_hits;		/* CPUs ncpu .. the view's ncpu - 1, which share slots */

@@ -246,8 +246,34 @@ static int compile_one(struct tpfield_btfs *btfs, const struct tp_info *tp, cons
 	return 0;
 }
 
+/* --filter @k: split, its EXPR compiled, its VALUE resolved into @flt; 0 or EXIT_USAGE. */
+static int compile_filter(struct tpfield_btfs *btfs, const struct tp_info *tp,
+			  const struct tpstat_filter_opt *fo, struct tpfilter *flt)
+{
+	char err[TPFIELD_ERR_LEN];
+	struct tpfilter_text t;
+	int status;
+
+	memset(flt, 0, sizeof(*flt));
+	if (tpfilter_split(fo->text, &t, err, sizeof(err))) {
+		fprintf(stderr, "tpstat: --filter '%s:%s': %s\n", tp->name, fo->text, err);
+		return EXIT_USAGE;
+	}
+	flt->key = tpfilter_key(t.expr);
+	if (flt->key == TPFILTER_KEY_EXPR) {
+		status = compile_one(btfs, tp, "filter", t.expr, &flt->field);
+		if (status)
+			return status;
+	}
+	if (tpfilter_resolve(tpfield_btf(btfs, tp->module), &t, flt, err, sizeof(err))) {
+		fprintf(stderr, "tpstat: --filter '%s:%s': %s\n", tp->name, fo->text, err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int tpstat_compile_fields(const struct tpstat_opts *o, const struct tp_info *const *tps,
-			  struct tpfield *fields, struct tpfield *keys)
+			  struct tpfield *fields, struct tpfield *keys, struct tpfilter *filters)
 {
 	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
 	int status = 0;
@@ -267,6 +293,8 @@ int tpstat_compile_fields(const struct tpstat_opts *o, const struct tp_info *con
 		if (o->by[b].kind == TPSTAT_KEY_EXPR)
 			status = compile_one(&btfs, tps[o->by[b].idx], "by", o->by[b].key, &keys[b]);
 	}
+	for (int k = 0; k < o->nfilter && !status; k++)
+		status = compile_filter(&btfs, tps[o->filter[k].idx], &o->filter[k], &filters[k]);
 	tpfield_btfs_free(&btfs);
 	return status;
 }

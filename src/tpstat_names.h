@@ -5,6 +5,7 @@
 
 #include "tplist.h"
 #include "tpfield.h"
+#include "tpfilter.h"
 
 struct tpstat_opts;
 
@@ -22,11 +23,11 @@ int tpstat_resolve_names(const struct tpstat_opts *o, const struct tp_list *l,
 			 const struct tp_info **tps);
 
 /*
- * Compile each --hist EXPR (@o->hist[]) into @fields and each --by EXPR key (@o->by[]) into
- * @keys, against their tracepoint's arguments in BTF. Returns 0, EXIT_USAGE after one line
- * naming what exists instead, or 1.
+ * Compile each --hist EXPR (@o->hist[]) into @fields, each --by EXPR key (@o->by[]) into
+ * @keys and each --filter (@o->filter[]) into @filters, against their tracepoint's
+ * arguments in BTF. Returns 0, EXIT_USAGE after one line naming what exists instead, or 1.
  */
 int tpstat_compile_fields(const struct tpstat_opts *o, const struct tp_info *const *tps,
-			  struct tpfield *fields, struct tpfield *keys);
+			  struct tpfield *fields, struct tpfield *keys, struct tpfilter *filters);
 
 #endif /* __BAREATOM_TPSTAT_NAMES_H */

@@ -35,6 +35,13 @@ struct tpstat_by_opt {
 	int idx;
 };
 
+/* --filter TP:'EXPR OP VALUE' */
+struct tpstat_filter_opt {
+	char tp[TP_NAME_LEN];
+	const char *text;	/* EXPR OP VALUE, split and checked against BTF later */
+	int idx;
+};
+
 struct tpstat_opts {
 	bool list;
 	bool json;
@@ -68,6 +75,8 @@ struct tpstat_opts {
 	int nby;
 	struct tpstat_by_opt by[TPSTAT_MAX_BY];
 	long top;		/* --top N: the entries shown per --by */
+	int nfilter;
+	struct tpstat_filter_opt filter[TPSTAT_MAX_FILTER];
 };
 
 #endif /* __BAREATOM_TPSTAT_OPTS_H */
