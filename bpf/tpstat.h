@@ -117,6 +117,46 @@ struct tpstat_filter_spec {
 };
 
 /*
+ * --latency 'START:KEY,END:KEY': the time from START to END of the same key, in a log2
+ * histogram of ns; bpf/tpstat_latency.h has the accounting. The open STARTs are in a hash
+ * map of TPSTAT_LAT_ENTRIES.
+ */
+#define TPSTAT_MAX_LAT		4
+#define TPSTAT_LAT_ENTRIES	10240
+
+/* A key of --latency: the kernel's (cpu, pid, cgroup: enum tpfilter_key) or a field. */
+struct tpstat_lat_side {
+	__u32 key;		/* enum tpfilter_key, never TPFILTER_KEY_COMM */
+	__u32 pad;
+	struct tpstat_field field;	/* field.tp: the tracepoint */
+};
+
+/* Set in .rodata before load. */
+struct tpstat_lat_spec {
+	struct tpstat_lat_side start, end;
+};
+
+/* The table's key: which --latency, and the value of its KEY expression. */
+struct tpstat_lat_key {
+	__u32 lat;
+	__u32 pad;
+	__u64 key;
+};
+
+struct tpstat_lat_start {
+	__u64 ns;		/* TPSTAT_NOW() at the START */
+};
+
+/* In .bss, per --latency: what is not a sample or an open entry. */
+struct tpstat_lat_stats {
+	__u64 replaced;		/* STARTs whose key was open already */
+	__u64 dropped;		/* STARTs that found no room */
+	__u64 no_start;		/* ENDs with no open START for their key */
+	__u64 start_errors;	/* STARTs whose KEY could not be read */
+	__u64 end_errors;	/* ENDs whose KEY could not be read */
+};
+
+/*
  * --by TP:KEY: counts per key in a hash map. An event whose key finds no slot (the map is
  * full, or its bucket is busy in a nested run) is counted as dropped, one whose EXPR reads
  * fail as an error: entries + dropped + errors = the tracepoint's count.

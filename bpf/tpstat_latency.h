@@ -3,8 +3,9 @@
  * --latency 'START:KEY,END:KEY' in tpstat's programs: at START the time is stored under the
  * key's value, at END the time since is taken and the entry removed. Apart from tpstat.bpf.c,
  * as tpstat_count.h is, so that a host test (tests/unit/tpstat-latency.c) runs this very
- * code on a model of the hash map. The includer provides atomics.h and three operations on
- * the table of open starts (a BPF hash map in the program):
+ * code on a model of the hash map. The includer provides atomics.h, tpstat.h (the table's key
+ * and value, the accounting) and three operations on the table of open starts (a BPF hash
+ * map in the program):
  *
  *   TPSTAT_LAT_INSERT(key, val)  add, only if the key is absent: 0, -EEXIST, or another error
  *                                (-E2BIG when the table is full, -ENOMEM, -EBUSY)
@@ -34,26 +35,6 @@
 #define EEXIST 17
 #endif
 
-/* The table's key: which --latency, and the value of its KEY expression. */
-struct tpstat_lat_key {
-	__u32 lat;
-	__u32 pad;
-	__u64 key;
-};
-
-struct tpstat_lat_start {
-	__u64 ns;		/* TPSTAT_NOW() at the START */
-};
-
-/* In .bss, per --latency: what is not a sample or an open entry. */
-struct tpstat_lat_stats {
-	__u64 replaced;		/* STARTs whose key was open already */
-	__u64 dropped;		/* STARTs that found no room */
-	__u64 no_start;		/* ENDs with no open START for their key */
-	__u64 start_errors;	/* STARTs whose KEY could not be read */
-	__u64 end_errors;	/* ENDs whose KEY could not be read */
-};
-
 /* A START of latency @lat for @key at @now. */
 static __always_inline void tpstat_lat_start(struct tpstat_lat_stats *st, __u32 lat, __u64 key,
 					     __u64 now)
@@ -63,21 +44,22 @@ static __always_inline void tpstat_lat_start(struct tpstat_lat_stats *st, __u32 
 	long err;
 
 	/*
-	 * Twice at most: an END may remove the open entry between the insert that saw it and
-	 * the lookup, and then the key is free for a second insert.
+	 * An open START for the key is replaced; a new key is inserted. Between the lookup and
+	 * the insert another CPU may insert the key (-EEXIST: replace it then) or an END may
+	 * remove it (the second insert then finds the key free): twice at most.
 	 */
 	for (int i = 0; i < 2; i++) {
-		err = TPSTAT_LAT_INSERT(&k, &v);
-		if (!err)
-			return;
-		if (err != -EEXIST)
-			break;
 		open = TPSTAT_LAT_LOOKUP(&k);
 		if (open) {
 			atomic_xchg(&open->ns, now);
 			atomic_add(&st->replaced, 1);
 			return;
 		}
+		err = TPSTAT_LAT_INSERT(&k, &v);
+		if (!err)
+			return;
+		if (err != -EEXIST)
+			break;
 	}
 	atomic_add(&st->dropped, 1);
 }

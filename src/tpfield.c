@@ -247,6 +247,7 @@ struct compile {
 	struct tpfield *f;
 	char *err;
 	size_t errlen;
+	bool ptr_ok;		/* a pointer is a value too (its address), as a key */
 };
 
 static int fail(struct compile *c, const char *fmt, ...)
@@ -410,6 +411,9 @@ static int leaf(struct compile *c, struct cursor *cur)
 	} else if (t && btf_is_any_enum(t)) {
 		f->is_signed = btf_kflag(t);
 		f->size = t->size;
+	} else if (t && btf_is_ptr(t) && c->ptr_ok) {
+		f->is_signed = false;
+		f->size = 8;
 	} else {
 		const char *hint = !t ? "" : btf_is_ptr(t) ? ": follow it with '->' or '[i]'" :
 			btf_is_struct(t) || btf_is_union(t) ? ": name a member with '.'" :
@@ -457,10 +461,10 @@ static bool ident(const char **s, char *out, size_t len)
 	return true;
 }
 
-int tpfield_compile(const struct btf *btf, const struct tpfield_proto *p, const char *expr,
-		    struct tpfield *f, char *err, size_t errlen)
+static int compile(const struct btf *btf, const struct tpfield_proto *p, const char *expr,
+		   struct tpfield *f, char *err, size_t errlen, bool ptr_ok)
 {
-	struct compile c = { btf, f, err, errlen };
+	struct compile c = { btf, f, err, errlen, ptr_ok };
 	struct cursor cur = {};
 	char name[TPFIELD_NAME_LEN], list[TPFIELD_ERR_LEN / 2];
 	struct sbuf b = { list, sizeof(list), 0 };
@@ -524,6 +528,18 @@ int tpfield_compile(const struct btf *btf, const struct tpfield_proto *p, const 
 			return err2;
 	}
 	return leaf(&c, &cur);
+}
+
+int tpfield_compile(const struct btf *btf, const struct tpfield_proto *p, const char *expr,
+		    struct tpfield *f, char *err, size_t errlen)
+{
+	return compile(btf, p, expr, f, err, errlen, false);
+}
+
+int tpfield_compile_key(const struct btf *btf, const struct tpfield_proto *p, const char *expr,
+			struct tpfield *f, char *err, size_t errlen)
+{
+	return compile(btf, p, expr, f, err, errlen, true);
 }
 
 #define PELT(tp, base, cpu)						\

@@ -100,6 +100,12 @@ void tpfield_proto_str(const char *tp, const struct tpfield_proto *p, char *buf,
  */
 int tpfield_compile(const struct btf *btf, const struct tpfield_proto *p, const char *expr,
 		    struct tpfield *f, char *err, size_t errlen);
+/*
+ * The same for a key (--latency's): a pointer is an integer too, its address, so that an
+ * object's lifetime can be keyed by the object (br_eht_host_create:h).
+ */
+int tpfield_compile_key(const struct btf *btf, const struct tpfield_proto *p, const char *expr,
+			struct tpfield *f, char *err, size_t errlen);
 
 /*
  * The named fields of the scheduler's bare tracepoints that sched_tp users know (cpu, util,

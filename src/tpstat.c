@@ -64,6 +64,16 @@ struct by {
 	int n;				/* entries read */
 };
 
+/* One --latency: as given, its keys compiled, its histogram and accounting as read. */
+struct lat {
+	const struct tpstat_lat_opt *opt;
+	int l;				/* its index in .rodata's lat_spec and the kernel's tables */
+	struct tpfield key[2];		/* START's and END's, for an EXPR key */
+	struct tpstat_hist raw, prev, delta;
+	struct tpstat_lat_stats st;
+	__u64 open;			/* STARTs in the table now */
+};
+
 /*
  * One counted tracepoint: all tpstat keeps of it. idx is its index in the BPF object (the
  * program tpstat_IDX, the slots' count[IDX], .bss tps[IDX]) and in the options' names.
@@ -82,11 +92,14 @@ struct tp {
 	int nhists;
 	struct by *bys[TPSTAT_MAX_BY];	/* its --by, in the options' order */
 	int nbys;
+	struct lat *lats[TPSTAT_MAX_LAT];	/* the --latency that end here */
+	int nlats;
 	int nfilters;			/* its --filter */
 	const char *filter_text[TPSTAT_MAX_FILTER];	/* each as given: "seq & 1" */
 	/* What its row in a report points to. */
 	struct tpstat_hist_row hist_rows[TPSTAT_MAX_HIST];
 	struct tpstat_by_row by_rows[TPSTAT_MAX_BY];
+	struct tpstat_lat_row lat_rows[TPSTAT_MAX_LAT];
 };
 
 struct state {
@@ -98,6 +111,7 @@ struct state {
 	struct hist hist[TPSTAT_MAX_HIST];	/* in the options' order, each on its tracepoint */
 	struct by by[TPSTAT_MAX_BY];
 	const struct tpfilter *filters;	/* --filter, compiled, in the options' order */
+	struct lat lat[TPSTAT_MAX_LAT];
 	struct tpstat_hist *hist_cpu;	/* --hist's per-CPU copies, mapped: see read_hists() */
 	bool paused;
 	int ncpu;			/* possible CPUs */
@@ -265,6 +279,56 @@ static struct tpstat_by_row by_row(struct state *s, struct by *by)
 	};
 }
 
+/*
+ * Each --latency's histogram and accounting from .bss, and its open STARTs counted in the
+ * table in batches (one system call each).
+ */
+static void read_lats(struct state *s)
+{
+	struct tpstat_bpf__bss *bss = s->skel->bss;
+	int fd = bpf_map__fd(s->skel->maps.lat_open);
+	struct tpstat_lat_key keys[256];
+	struct tpstat_lat_start vals[256];
+	__u32 batch = 0, count;
+	bool first = true;
+	int err;
+
+	if (!s->o->nlat)
+		return;
+	for (int l = 0; l < s->o->nlat; l++) {
+		struct lat *la = &s->lat[l];
+		const struct tpstat_hist *from = &bss->lat_hist[l];
+		const __u64 *st = (const __u64 *)&bss->lat_stats[l];
+		__u64 *to = (__u64 *)&la->st;
+
+		for (size_t k = 0; k < sizeof(la->st) / sizeof(__u64); k++)
+			to[k] = __atomic_load_n(&st[k], __ATOMIC_RELAXED);
+		memset(&la->raw, 0, sizeof(la->raw));
+		la->raw.sum = __atomic_load_n(&from->sum, __ATOMIC_RELAXED);
+		la->raw.sum_hi = __atomic_load_n(&from->sum_hi, __ATOMIC_RELAXED);
+		la->raw.min = __atomic_load_n(&from->min, __ATOMIC_RELAXED);
+		la->raw.max = __atomic_load_n(&from->max, __ATOMIC_RELAXED);
+		la->raw.minmax_lost = __atomic_load_n(&from->minmax_lost, __ATOMIC_RELAXED);
+		for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++) {
+			la->raw.buckets[k] = __atomic_load_n(&from->buckets[k], __ATOMIC_RELAXED);
+			la->raw.samples += la->raw.buckets[k];
+		}
+		la->open = 0;
+	}
+	do {
+		LIBBPF_OPTS(bpf_map_batch_opts, o);
+
+		count = 256;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, vals, &count, &o);
+		first = false;
+		for (__u32 i = 0; i < count; i++)
+			if (keys[i].lat < (__u32)s->o->nlat)
+				s->lat[keys[i].lat].open++;
+	} while (!err);
+	if (errno != ENOENT)
+		fprintf(stderr, "tpstat: cannot read the --latency table: %s\n", strerror(errno));
+}
+
 static __u64 recursion_misses(struct bpf_program *prog)
 {
 	struct bpf_prog_info info = {};
@@ -297,6 +361,7 @@ static void read_raw(struct state *s)
 		}
 	}
 	read_hists(s);
+	read_lats(s);
 }
 
 /* c = a - b, slot by slot */
@@ -350,14 +415,17 @@ static void set_prev(struct state *s, bool zero)
 		s->tp[i].prev = zero ? (struct tp_counts){} : s->tp[i].shown;
 	for (int h = 0; h < s->o->nhist; h++)
 		s->hist[h].prev = zero ? (struct tpstat_hist){} : s->hist[h].shown;
+	for (int l = 0; l < s->o->nlat; l++)
+		s->lat[l].prev = zero ? (struct tpstat_hist){} : s->lat[l].raw;
 }
 
 /* SIGUSR1: pause or resume. The flag in .bss is for observers; the programs never read it. */
 static bool toggle_pause(struct state *s)
 {
-	if (s->o->nby) {
+	if (s->o->nby || s->o->nlat) {
 		/* The key tables cannot leave out what was counted while paused: say so, go on. */
-		fprintf(stderr, "tpstat: SIGUSR1 ignored: --by tables cannot be paused\n");
+		fprintf(stderr, "tpstat: SIGUSR1 ignored: --%s tables cannot be paused\n",
+			s->o->nby ? "by" : "latency");
 		return false;
 	}
 	read_raw(s);
@@ -418,10 +486,32 @@ static void fields_rows(struct state *s, bool interval)
 		}
 		for (int k = 0; k < tp->nbys; k++)
 			tp->by_rows[k] = by_row(s, tp->bys[k]);
+		for (int k = 0; k < tp->nlats; k++) {
+			struct lat *la = tp->lats[k];
+			const struct tpstat_hist *c = &la->raw;
+
+			if (interval) {
+				buckets_sub(&la->delta, &la->raw, &la->prev);
+				c = &la->delta;
+			}
+			tp->lat_rows[k] = (struct tpstat_lat_row){
+				.text = la->opt->text, .start_tp = s->tp[la->opt->idx[0]].info->name,
+				.start_key = la->opt->key[0], .end_key = la->opt->key[1],
+				.hist = { .expr = "ns", .samples = c->samples, .sum = c->sum,
+					  .sum_hi = c->sum_hi, .min = c->min, .max = c->max,
+					  .minmax_lost = c->minmax_lost, .buckets = c->buckets,
+					  .interval = interval },
+				.matched = la->raw.samples, .no_start = la->st.no_start,
+				.replaced = la->st.replaced, .open = la->open, .dropped = la->st.dropped,
+				.start_errors = la->st.start_errors, .end_errors = la->st.end_errors,
+			};
+		}
 		s->rows[i].hists = tp->hist_rows;
 		s->rows[i].nhists = tp->nhists;
 		s->rows[i].bys = tp->by_rows;
 		s->rows[i].nbys = tp->nbys;
+		s->rows[i].lats = tp->lat_rows;
+		s->rows[i].nlats = tp->nlats;
 	}
 }
 
@@ -528,6 +618,8 @@ static void metrics_snapshot(void *arg, struct tpstat_mview *v)
 		v->tp[i].nhists = s->rows[i].nhists;
 		v->tp[i].bys = s->rows[i].bys;
 		v->tp[i].nbys = s->rows[i].nbys;
+		v->tp[i].lats = s->rows[i].lats;
+		v->tp[i].nlats = s->rows[i].nlats;
 	}
 	v->targets_fd = bpf_map__fd(s->skel->maps.targets);
 	v->targets_max = bpf_map__max_entries(s->skel->maps.targets);
@@ -737,6 +829,15 @@ static int run(struct state *s)
 	return status;
 }
 
+/* Is tracepoint @idx the START or END of a --latency? */
+static bool in_latency(const struct tpstat_opts *o, int idx)
+{
+	for (int l = 0; l < o->nlat; l++)
+		if (o->lat[l].idx[0] == idx || o->lat[l].idx[1] == idx)
+			return true;
+	return false;
+}
+
 /* The compiled fields into .rodata, before load. */
 static void set_fields(struct state *s)
 {
@@ -772,6 +873,26 @@ static void set_fields(struct state *s)
 			d->field.steps[k].size = f->steps[k].size;
 		}
 	}
+	s->skel->rodata->nlat = o->nlat;
+	for (int l = 0; l < o->nlat; l++) {
+		struct tpstat_lat_spec *d = (struct tpstat_lat_spec *)&s->skel->rodata->lat_spec[l];
+
+		for (int side = 0; side < 2; side++) {
+			const struct tpfield *f = &s->lat[l].key[side];
+			struct tpstat_lat_side *ds = side ? &d->end : &d->start;
+
+			*ds = (struct tpstat_lat_side){ .key = o->lat[l].kind[side],
+				.field = { .tp = o->lat[l].idx[side], .arg = f->arg,
+					   .nsteps = f->nsteps, .size = f->size,
+					   .is_signed = f->is_signed, .bit_off = f->bit_off,
+					   .bit_size = f->bit_size } };
+			for (__u32 st = 0; st < f->nsteps; st++) {
+				ds->field.steps[st].off = f->steps[st].off;
+				ds->field.steps[st].size = f->steps[st].size;
+			}
+		}
+	}
+	bpf_map__set_max_entries(s->skel->maps.lat_open, o->nlat ? TPSTAT_LAT_ENTRIES : 1);
 	s->skel->rodata->nfilter = o->nfilter;
 	for (int k = 0; k < o->nfilter; k++) {
 		const struct tpfilter *flt = &s->filters[k];
@@ -802,7 +923,8 @@ static void set_fields(struct state *s)
  * compiled field and, for --by, room for its entries. Returns 0, or 1 when out of memory.
  */
 static int setup_tps(struct state *s, const struct tp_info *const *tps,
-		     const struct tpfield *fields, const struct tpfield *keys)
+		     const struct tpfield *fields, const struct tpfield *keys,
+		     struct tpfield (*lat_keys)[2])
 {
 	const struct tpstat_opts *o = s->o;
 
@@ -813,6 +935,13 @@ static int setup_tps(struct state *s, const struct tp_info *const *tps,
 		struct tp *tp = &s->tp[o->filter[k].idx];
 
 		tp->filter_text[tp->nfilters++] = o->filter[k].text;
+	}
+	for (int l = 0; l < o->nlat; l++) {
+		struct tp *end = &s->tp[o->lat[l].idx[1]];
+
+		s->lat[l] = (struct lat){ .opt = &o->lat[l], .l = l,
+			.key = { lat_keys[l][0], lat_keys[l][1] } };
+		end->lats[end->nlats++] = &s->lat[l];
 	}
 	for (int h = 0; h < o->nhist; h++) {
 		struct tp *tp = &s->tp[o->hist[h].idx];
@@ -841,6 +970,7 @@ int main(int argc, char **argv)
 	static const struct tp_info *tps[TPSTAT_MAX_TP];
 	static struct tpfield fields[TPSTAT_MAX_HIST], keys[TPSTAT_MAX_BY];
 	static struct tpfilter filters[TPSTAT_MAX_FILTER];
+	static struct tpfield lat_keys[TPSTAT_MAX_LAT][2];
 	const struct tpstat_opts *o = &opts;
 	struct tp_list l;
 	int err, status = 1;
@@ -858,11 +988,11 @@ int main(int argc, char **argv)
 	status = tpstat_check_targets(o);
 	if (status)
 		goto out_list;
-	status = tpstat_compile_fields(o, tps, fields, keys, filters);
+	status = tpstat_compile_fields(o, tps, fields, keys, filters, lat_keys);
 	s.filters = filters;
 	if (status)
 		goto out_list;
-	status = setup_tps(&s, tps, fields, keys);
+	status = setup_tps(&s, tps, fields, keys, lat_keys);
 	if (status)
 		goto out_list;
 	status = util_check_bpf("tpstat", "counting");
@@ -909,8 +1039,8 @@ int main(int argc, char **argv)
 			bpf_program__set_autoload(prog, false);
 		for (int i = 0; i < s.n; i++) {
 			struct tp *tp = &s.tp[i];
-			/* With --hist, --by or --filter: the program that also reads fields. */
-			bool hist = tp->nhists || tp->nbys || tp->nfilters;
+			/* With --hist, --by, --filter or --latency: the program that reads fields. */
+			bool hist = tp->nhists || tp->nbys || tp->nfilters || in_latency(o, tp->idx);
 
 			snprintf(name, sizeof(name), hist ? "tpstat_hist_%d" : "tpstat_%d", tp->idx);
 			tp->prog = bpf_object__find_program_by_name(s.skel->obj, name);
@@ -929,6 +1059,8 @@ int main(int argc, char **argv)
 	if (status)
 		goto out;
 	/* Before the first event: min and max start at the far ends of the type. */
+	for (int l = 0; l < o->nlat; l++)
+		s.skel->bss->lat_hist[l].min = UINT64_MAX;
 	status = map_hists(&s);
 	if (status)
 		goto out;

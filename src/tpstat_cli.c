@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tpstat_cli.h"
+#include "tpfilter.h"
 #include "tpstat_buckets.h"
 #include "tplist.h"
 #include "cli.h"
@@ -22,7 +23,7 @@ static const char doc[] =
 "       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
 "       tpstat [options] [--hist TP:EXPR] [--lhist TP:EXPR:MIN:MAX:STEP]\n"
 "              [--by TP:KEY [--top N]] [--filter 'TP:EXPR OP VALUE']\n"
-"              TRACEPOINT...\n"
+"              [--latency START:KEY,END:KEY] TRACEPOINT...\n"
 "       tpstat [options] [--listen ADDR:PORT] [--textfile PATH] TRACEPOINT...\n"
 "       tpstat -l [-v] [--bare] [GLOB]\n"
 "\n"
@@ -70,7 +71,7 @@ static const char doc[] =
 "  curl http://127.0.0.1:9465/metrics\n";
 
 enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_LHIST, OPT_BY, OPT_TOP, OPT_LISTEN, OPT_TEXTFILE,
-	OPT_APPEND, OPT_BARE, OPT_FILTER };
+	OPT_APPEND, OPT_BARE, OPT_FILTER, OPT_LATENCY };
 
 static const struct argp_option options[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (those matching\nGLOB, if given)", 0 },
@@ -94,6 +95,7 @@ static const struct argp_option options[] = {
 	{ "lhist", OPT_LHIST, "TP:EXPR:MIN:MAX:STEP", 0, "Like --hist, with linear buckets of STEP", 0 },
 	{ "by", OPT_BY, "TP:KEY", 0, "Count TP per KEY: cpu, comm, pid, cgroup or a\nfield EXPR (repeatable)", 0 },
 	{ "filter", OPT_FILTER, "TP:EXPR OP VALUE", 0, "Count only TP's events where EXPR\n(a field, cpu, pid, comm or cgroup) OP\n(== != < <= > >= &) VALUE (a number or an\nenum name); repeatable, ANDed", 0 },
+	{ "latency", OPT_LATENCY, "START:KEY,END:KEY", 0, "Log2 histogram of the ns from START to\nEND with the same KEY (cpu, pid, cgroup or\na field EXPR; a pointer too); repeatable", 0 },
 	{ "top", OPT_TOP, "N", 0, "With --by: show the N keys counted most\n(default 10), the rest summed", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under\n" PIN_DIR " while running", 0 },
 	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics\n(ADDR: IPv4, [IPv6] or a host name)", 0 },
@@ -224,6 +226,34 @@ static void parse_filter(struct tpstat_opts *o, char *arg)
 	o->nfilter++;
 }
 
+/* --latency START:KEY,END:KEY: two TP:KEY, the KEYs checked against BTF later. */
+static void parse_latency(struct tpstat_opts *o, char *arg)
+{
+	struct tpstat_lat_opt *l = &o->lat[o->nlat];
+	const char *form = "START:KEY,END:KEY, as in sched_wakeup:p->pid,sched_switch:next->pid";
+	char *copy, *comma;
+
+	if (o->nlat == TPSTAT_MAX_LAT)
+		cli_usage_error("tpstat", "too many --latency: at most %d", TPSTAT_MAX_LAT);
+	copy = strdup(arg);	/* o keeps pointers into it */
+	if (!copy)
+		cli_usage_error("tpstat", "out of memory");
+	comma = strchr(copy, ',');
+	if (!comma)
+		cli_usage_error("tpstat", "invalid --latency '%s': %s", arg, form);
+	*comma = '\0';
+	l->text = arg;
+	l->key[0] = split_tp(copy, l->tp[0], sizeof(l->tp[0]), "latency", form);
+	l->key[1] = split_tp(comma + 1, l->tp[1], sizeof(l->tp[1]), "latency", form);
+	for (int side = 0; side < 2; side++) {
+		l->kind[side] = tpfilter_key(l->key[side]);
+		if (l->kind[side] == TPFILTER_KEY_COMM)
+			cli_usage_error("tpstat", "--latency '%s': comm is not a key of a latency "
+					"(names repeat): give pid or a field such as p->pid", arg);
+	}
+	o->nlat++;
+}
+
 /* -C "0,2-3": CPUs from 0 to TPSTAT_MAX_CPUS - 1, single or as ranges, into o->cpu_set. */
 static void parse_cpus(struct tpstat_opts *o, const char *arg)
 {
@@ -306,6 +336,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FILTER:
 		parse_filter(o, arg);
+		break;
+	case OPT_LATENCY:
+		parse_latency(o, arg);
 		break;
 	case OPT_TOP:
 		errno = 0;
@@ -438,20 +471,24 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			o->by[b].idx = name_index(o, o->by[b].tp);
 		for (int k = 0; k < o->nfilter && !o->list; k++)
 			o->filter[k].idx = name_index(o, o->filter[k].tp);
+		for (int k = 0; k < o->nlat && !o->list; k++)
+			for (int side = 0; side < 2; side++)
+				o->lat[k].idx[side] = name_index(o, o->lat[k].tp[side]);
 		if (o->top && !o->nby)
 			cli_usage_error("tpstat", "--top chooses the keys --by shows: it needs --by");
 		if (!o->top)
 			o->top = 10;
 		if (o->list && (o->n || o->command || o->interval || o->duration || o->count ||
-				o->nhist || o->nby || o->nfilter || o->listen || o->textfile || o->output))
+				o->nhist || o->nby || o->nfilter || o->nlat || o->listen || o->textfile || o->output))
 			cli_usage_error("tpstat", "-l takes no other options and no command");
 		if (o->bare_only && !o->list)
 			cli_usage_error("tpstat", "--bare chooses what -l lists: it needs -l");
 		if (o->append && !o->output)
 			cli_usage_error("tpstat", "--append appends the report to -o FILE: it needs -o");
-		if (o->csv && (o->nhist || o->nby))
+		if (o->csv && (o->nhist || o->nby || o->nlat))
 			cli_usage_error("tpstat", "-x has no columns for --%s: use -j, or the table",
-					o->nhist ? (o->hist[0].linear ? "lhist" : "hist") : "by");
+					o->nhist ? (o->hist[0].linear ? "lhist" : "hist") :
+					o->nby ? "by" : "latency");
 		if (!o->list && !o->n)
 			cli_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");
 		if (o->count && !o->interval)

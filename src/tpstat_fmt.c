@@ -95,12 +95,12 @@ int fmt_cpu_counts(const __u64 *slots, int possible, __u64 *per_cpu, __u64 *rest
 	return n;
 }
 
-static void json_hist(struct json *j, const struct tpstat_hist_row *h)
+/* A histogram's fields, inside its object: samples, [errors,] sum, min, max, buckets. */
+static void json_hist_fields(struct json *j, const struct tpstat_hist_row *h, bool errors)
 {
-	json_object_begin(j);
-	json_string_field(j, "expr", h->expr);
 	json_u64_field(j, "samples", h->samples);
-	json_u64_field(j, "errors", h->errors);
+	if (errors)
+		json_u64_field(j, "errors", h->errors);
 	if (h->is_signed ? h->sum_hi == ((__s64)h->sum < 0 ? UINT64_MAX : 0) : !h->sum_hi) {
 		if (h->is_signed)
 			json_i64_field(j, "sum", (__s64)h->sum);
@@ -144,17 +144,25 @@ static void json_hist(struct json *j, const struct tpstat_hist_row *h)
 		json_object_end(j);
 	}
 	json_array_end(j);
+}
+
+static void json_hist(struct json *j, const struct tpstat_hist_row *h)
+{
+	json_object_begin(j);
+	json_string_field(j, "expr", h->expr);
+	json_hist_fields(j, h, true);
 	json_object_end(j);
 }
 
 /* A bar chart of @h, from its lowest non-empty bucket to its highest, as bpftrace draws. */
-static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
+/* A histogram under its title ("tpgen_a:seq"): the summary line, then the buckets. */
+static void fmt_hist_titled(FILE *f, const char *title, const struct tpstat_hist_row *h)
 {
 	char num[48], range[112];
 	int first = -1, last = -1, rw = 0, cw = 0;
 	__u64 top = 0;
 
-	fprintf(f, " %s:%s  samples %s", tp, h->expr, fmt_thousands(num, sizeof(num), h->samples));
+	fprintf(f, " %s  samples %s", title, fmt_thousands(num, sizeof(num), h->samples));
 	if (h->interval)
 		fputs(" in this interval", f);
 	else if (h->samples && h->is_signed)
@@ -207,6 +215,35 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
 	}
 	fputs("\n", f);
+}
+
+static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
+{
+	char title[TP_NAME_LEN + 256];
+
+	snprintf(title, sizeof(title), "%s:%s", tp, h->expr);
+	fmt_hist_titled(f, title, h);
+}
+
+/* A --latency: its histogram of ns, then where every START and END went. */
+static void fmt_lat(FILE *f, const char *end_tp, const struct tpstat_lat_row *l)
+{
+	char title[2 * TP_NAME_LEN + 512];
+	char n[7][32];
+
+	snprintf(title, sizeof(title), "latency %s:%s -> %s:%s (ns)", l->start_tp, l->start_key,
+		 end_tp, l->end_key);
+	fmt_hist_titled(f, title, &l->hist);
+	fprintf(f, "  %s: matched %s, open %s, replaced %s, dropped %s (table full), errors %s\n",
+		l->start_tp, fmt_thousands(n[0], sizeof(n[0]), l->matched),
+		fmt_thousands(n[1], sizeof(n[1]), l->open),
+		fmt_thousands(n[2], sizeof(n[2]), l->replaced),
+		fmt_thousands(n[3], sizeof(n[3]), l->dropped),
+		fmt_thousands(n[4], sizeof(n[4]), l->start_errors));
+	fprintf(f, "  %s: matched %s, no start %s, errors %s\n\n", end_tp,
+		fmt_thousands(n[0], sizeof(n[0]), l->matched),
+		fmt_thousands(n[5], sizeof(n[5]), l->no_start),
+		fmt_thousands(n[6], sizeof(n[6]), l->end_errors));
 }
 
 /* A --by key as text: comm as a string (at most 16 bytes, up to its NUL), numbers as such. */
@@ -306,6 +343,29 @@ static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 	fputs("\n", f);
 }
 
+/* A --latency on its END tracepoint: the histogram of ns and the accounting. */
+static void json_lat(struct json *j, const struct tpstat_lat_row *l)
+{
+	char keys[512];
+
+	snprintf(keys, sizeof(keys), "%s,%s", l->start_key, l->end_key);
+	json_object_begin(j);
+	json_string_field(j, "start", l->start_tp);
+	json_string_field(j, "key_expr", keys);
+	json_string_field(j, "start_key", l->start_key);
+	json_string_field(j, "end_key", l->end_key);
+	json_string_field(j, "unit", "ns");
+	json_hist_fields(j, &l->hist, false);
+	json_u64_field(j, "matched", l->matched);
+	json_u64_field(j, "no_start", l->no_start);
+	json_u64_field(j, "replaced", l->replaced);
+	json_u64_field(j, "open", l->open);
+	json_u64_field(j, "dropped", l->dropped);
+	json_u64_field(j, "start_errors", l->start_errors);
+	json_u64_field(j, "end_errors", l->end_errors);
+	json_object_end(j);
+}
+
 void fmt_json_kind_field(struct json *j, enum tp_kind kind)
 {
 	if (kind == TP_KIND_BARE || kind == TP_KIND_EVENT)
@@ -391,6 +451,12 @@ static void json_row(struct json *j, const struct tpstat_row *row, bool final, d
 			json_by(j, &row->bys[b]);
 		json_array_end(j);
 	}
+	if (row->nlats) {
+		json_array_field_begin(j, "latency");
+		for (int l = 0; l < row->nlats; l++)
+			json_lat(j, &row->lats[l]);
+		json_array_end(j);
+	}
 	json_object_end(j);
 }
 
@@ -468,13 +534,16 @@ void fmt_interval(FILE *f, const struct tpstat_report *r)
 				rate(row->filter_errors_delta, r->span));
 		}
 	}
-	/* --hist: the interval's own histogram (its deltas) under its lines. */
+	/* --hist and --latency: the interval's own histograms (deltas) under its lines. */
 	for (int i = 0; i < r->n; i++)
 		for (int h = 0; h < r->rows[i].nhists; h++) {
 			if (!h && !i)
 				fputc('\n', f);
 			fmt_hist(f, r->rows[i].name, &r->rows[i].hists[h]);
 		}
+	for (int i = 0; i < r->n; i++)
+		for (int l = 0; l < r->rows[i].nlats; l++)
+			fmt_lat(f, r->rows[i].name, &r->rows[i].lats[l]);
 	fflush(f);
 }
 
@@ -584,6 +653,9 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 	for (int i = 0; i < r->n; i++)
 		for (int b = 0; b < r->rows[i].nbys; b++)
 			fmt_by(f, r->rows[i].name, &r->rows[i].bys[b]);
+	for (int i = 0; i < r->n; i++)
+		for (int l = 0; l < r->rows[i].nlats; l++)
+			fmt_lat(f, r->rows[i].name, &r->rows[i].lats[l]);
 	fflush(f);
 }
 

@@ -45,6 +45,15 @@ int fmt_cpu_counts(const __u64 *slots, int possible, __u64 *per_cpu, __u64 *rest
 void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, char *buf,
 		size_t len);
 
+/* One --latency, on its END tracepoint's row: the histogram of ns and the accounting. */
+struct tpstat_lat_row {
+	const char *text;		/* START:KEY,END:KEY as given */
+	const char *start_tp;		/* START's tracepoint */
+	const char *start_key, *end_key;
+	struct tpstat_hist_row hist;	/* samples = matched */
+	__u64 matched, no_start, replaced, open, dropped, start_errors, end_errors;
+};
+
 struct tpstat_row {
 	const char *name;
 	const char *module;
@@ -78,6 +87,9 @@ struct tpstat_row {
 	/* With --by on this tracepoint. */
 	const struct tpstat_by_row *bys;
 	int nbys;
+	/* The --latency that end at this tracepoint. */
+	const struct tpstat_lat_row *lats;
+	int nlats;
 };
 
 struct tpstat_report {

@@ -78,11 +78,11 @@ static void tp_labels(struct metrics_label *l, const struct tpstat_mtp *t)
  * OpenMetrics forbids _sum, and it allows no _count without _sum; the +Inf bucket is
  * the count.
  */
-static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const struct tpstat_hist_row *h)
+static void hist_metric_l(struct metrics *m, const struct metrics_label *l, int nl,
+			  const struct tpstat_hist_row *h)
 {
 	double le[TPSTAT_HIST_BUCKETS];
 	uint64_t counts[TPSTAT_HIST_BUCKETS];
-	struct metrics_label l[2] = { { "tracepoint", t->tp->name }, { "expr", h->expr } };
 	int nb = 0;
 
 	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
@@ -110,8 +110,66 @@ static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const str
 		le[nb] = bound;
 		counts[nb++] = h->buckets[b];
 	}
-	metrics_histogram(m, l, 2, le, counts, nb, h->samples, !h->is_signed,
+	metrics_histogram(m, l, nl, le, counts, nb, h->samples, !h->is_signed,
 			  buckets_sum_double(h->sum, h->sum_hi, false));
+}
+
+static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const struct tpstat_hist_row *h)
+{
+	struct metrics_label l[2] = { { "tracepoint", t->tp->name }, { "expr", h->expr } };
+
+	hist_metric_l(m, l, 2, h);
+}
+
+/*
+ * --latency: a histogram of ns per latency, {start, end, key_expr}, and where every START
+ * and END went, one counter per outcome: START = matched + open + replaced + dropped +
+ * start_errors, END = matched + no_start + end_errors.
+ */
+static void lat_metrics(struct metrics *m, const struct tpstat_mview *v)
+{
+	static const char *const outcome[] = { "matched", "no_start", "replaced", "open", "dropped",
+					       "start_errors", "end_errors" };
+	char keys[512];
+	bool first = true;
+
+	for (int i = 0; i < v->n; i++)
+		for (int k = 0; k < v->tp[i].nlats; k++) {
+			const struct tpstat_lat_row *lr = &v->tp[i].lats[k];
+			struct metrics_label l[3] = { { "start", lr->start_tp },
+						      { "end", v->tp[i].tp->name },
+						      { "key_expr", keys } };
+
+			snprintf(keys, sizeof(keys), "%s,%s", lr->start_key, lr->end_key);
+			if (first)
+				metrics_family(m, "bareatom_latency_nanoseconds", METRICS_HISTOGRAM, NULL,
+					       "Time from START to END of the same key (tpstat "
+					       "--latency), le in ns.");
+			first = false;
+			hist_metric_l(m, l, 3, &lr->hist);
+		}
+	first = true;
+	for (int i = 0; i < v->n; i++)
+		for (int k = 0; k < v->tp[i].nlats; k++) {
+			const struct tpstat_lat_row *lr = &v->tp[i].lats[k];
+			const __u64 val[] = { lr->matched, lr->no_start, lr->replaced, lr->open,
+					      lr->dropped, lr->start_errors, lr->end_errors };
+			struct metrics_label l[4] = { { "start", lr->start_tp },
+						      { "end", v->tp[i].tp->name },
+						      { "key_expr", keys } };
+
+			snprintf(keys, sizeof(keys), "%s,%s", lr->start_key, lr->end_key);
+			if (first)
+				metrics_family(m, "bareatom_latency_events", METRICS_COUNTER, NULL,
+					       "Where each START and END of a --latency went: START = "
+					       "matched + open + replaced + dropped + start_errors, END "
+					       "= matched + no_start + end_errors.");
+			first = false;
+			for (int o = 0; o < 7; o++) {
+				l[3] = (struct metrics_label){ "outcome", outcome[o] };
+				metrics_u64(m, l, 4, val[o]);
+			}
+		}
 }
 
 /* What a --by table's one-sample-per-table family holds. */
@@ -225,6 +283,7 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 			l[1] = (struct metrics_label){ "expr", v->tp[i].hists[h].expr };
 			metrics_u64(m, l, 2, v->tp[i].hists[h].errors);
 		}
+	lat_metrics(m, v);
 	/*
 	 * --by: the top keys (the cap is --top) as key_hits{key}; the rest in a family of its
 	 * own, since any text a key="..." could use is also a possible key (a process named

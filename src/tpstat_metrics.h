@@ -28,6 +28,8 @@ struct tpstat_mtp {
 	int nhists;
 	const struct tpstat_by_row *bys;	/* --by: the top --top keys, the rest in other */
 	int nbys;
+	const struct tpstat_lat_row *lats;	/* the --latency that end here */
+	int nlats;
 };
 
 struct tpstat_mview {

@@ -218,8 +218,8 @@ static const char *near_named(const char *tp, const char *expr)
 }
 
 /* @expr of --@opt against @tp's arguments in BTF: 0, or one line and EXIT_USAGE (1). */
-static int compile_one(struct tpfield_btfs *btfs, const struct tp_info *tp, const char *opt,
-		       const char *expr, struct tpfield *f)
+static int compile_any(struct tpfield_btfs *btfs, const struct tp_info *tp, const char *opt,
+		       const char *expr, struct tpfield *f, bool key)
 {
 	const struct btf *btf = tpfield_btf(btfs, tp->module);
 	const char *named = tpfield_named(tp->name, expr);
@@ -235,7 +235,8 @@ static int compile_one(struct tpfield_btfs *btfs, const struct tp_info *tp, cons
 	for (int i = 0; named && i < p.nargs; i++)
 		if (!strcmp(p.args[i].name, expr))
 			named = NULL;
-	if (tpfield_compile(btf, &p, named ? named : expr, f, err, sizeof(err))) {
+	if ((key ? tpfield_compile_key : tpfield_compile)(btf, &p, named ? named : expr, f, err,
+							   sizeof(err))) {
 		const char *near = named ? NULL : near_named(tp->name, expr);
 
 		fprintf(stderr, "tpstat: --%s %s:%s%s%s%s: %s%s%s%s\n", opt, tp->name, expr,
@@ -244,6 +245,12 @@ static int compile_one(struct tpfield_btfs *btfs, const struct tp_info *tp, cons
 		return EXIT_USAGE;
 	}
 	return 0;
+}
+
+static int compile_one(struct tpfield_btfs *btfs, const struct tp_info *tp, const char *opt,
+		       const char *expr, struct tpfield *f)
+{
+	return compile_any(btfs, tp, opt, expr, f, false);
 }
 
 /* --filter @k: split, its EXPR compiled, its VALUE resolved into @flt; 0 or EXIT_USAGE. */
@@ -273,7 +280,8 @@ static int compile_filter(struct tpfield_btfs *btfs, const struct tp_info *tp,
 }
 
 int tpstat_compile_fields(const struct tpstat_opts *o, const struct tp_info *const *tps,
-			  struct tpfield *fields, struct tpfield *keys, struct tpfilter *filters)
+			  struct tpfield *fields, struct tpfield *keys, struct tpfilter *filters,
+			  struct tpfield (*lat_keys)[2])
 {
 	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
 	int status = 0;
@@ -295,6 +303,13 @@ int tpstat_compile_fields(const struct tpstat_opts *o, const struct tp_info *con
 	}
 	for (int k = 0; k < o->nfilter && !status; k++)
 		status = compile_filter(&btfs, tps[o->filter[k].idx], &o->filter[k], &filters[k]);
+	for (int k = 0; k < o->nlat && !status; k++)
+		for (int side = 0; side < 2 && !status; side++) {
+			memset(&lat_keys[k][side], 0, sizeof(lat_keys[k][side]));
+			if (o->lat[k].kind[side] == TPFILTER_KEY_EXPR)
+				status = compile_any(&btfs, tps[o->lat[k].idx[side]], "latency",
+						     o->lat[k].key[side], &lat_keys[k][side], true);
+		}
 	tpfield_btfs_free(&btfs);
 	return status;
 }

@@ -42,6 +42,15 @@ struct tpstat_filter_opt {
 	int idx;
 };
 
+/* --latency 'START:KEY,END:KEY': side 0 is START, side 1 END. */
+struct tpstat_lat_opt {
+	const char *text;	/* as given */
+	char tp[2][TP_NAME_LEN];
+	const char *key[2];	/* cpu, pid, cgroup or an EXPR */
+	int kind[2];		/* enum tpfilter_key */
+	int idx[2];		/* each tracepoint's index in names */
+};
+
 struct tpstat_opts {
 	bool list;
 	bool json;
@@ -77,6 +86,8 @@ struct tpstat_opts {
 	long top;		/* --top N: the entries shown per --by */
 	int nfilter;
 	struct tpstat_filter_opt filter[TPSTAT_MAX_FILTER];
+	int nlat;
+	struct tpstat_lat_opt lat[TPSTAT_MAX_LAT];
 };
 
 #endif /* __BAREATOM_TPSTAT_OPTS_H */

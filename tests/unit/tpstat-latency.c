@@ -14,13 +14,12 @@
 #include <string.h>
 #include <linux/types.h>
 #include "atomics.h"
+#include "tpstat.h"
 #include "test.h"
 
 /* The hash map: a few slots, as a BPF_MAP_TYPE_HASH with max_entries MODEL_ENTRIES. */
 #define MODEL_ENTRIES 8
 
-struct tpstat_lat_key;
-struct tpstat_lat_start;
 static int model_insert(const struct tpstat_lat_key *k, const struct tpstat_lat_start *v);
 static struct tpstat_lat_start *model_lookup(const struct tpstat_lat_key *k);
 static int model_delete(const struct tpstat_lat_key *k);

@@ -1,0 +1,117 @@
+#!/bin/bash
+# tpstat --latency in the guest: tpgen's pair mode fires tpgen_a then, a set delay later with
+# interrupts off, tpgen_b with the same seq, so every latency keyed by seq is at least that
+# delay; other patterns give known numbers of replaced, unmatched, open and dropped starts.
+# Every START is matched, open, replaced, dropped or an error, every END matched, without a
+# start or an error, exactly; runqlat on the scheduler's own tracepoints is plausible.
+. "$(dirname "$0")/../lib/tap.sh"
+modprobe tpgen
+final() { grep '"final":true' <<<"$1"; }
+tp() { final "$1" | jq -c ".tracepoints[] | select(.name == \"$2\")"; }
+lat() { tp "$1" "$2" | jq -c ".latency[$3]"; }
+acct='[.matched, .no_start, .replaced, .open, .dropped, .start_errors, .end_errors]'
+# sums OUT START END: START's count = matched + open + replaced + dropped + start_errors and
+# END's = matched + no_start + end_errors, with samples = matched.
+sums() {
+	local l; l=$(lat "$1" "$3" 0)
+	jq -e --argjson s "$(tp "$1" "$2" | jq .count)" --argjson e "$(tp "$1" "$3" | jq .count)" \
+		'.samples == .matched and $s == .matched + .open + .replaced + .dropped + .start_errors
+		 and $e == .matched + .no_start + .end_errors' <<<"$l" >/dev/null
+}
+
+# 1. 200 pairs 200 us apart on one CPU: 200 matched, each at least 200,000 ns.
+out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c "echo tpgen_a 200 pair 200000 > $TPGEN/fire")
+ok $? "tpstat --latency tpgen_a:seq,tpgen_b:seq over 200 pairs 200 us apart exits 0"
+l=$(lat "$out" tpgen_b 0)
+is "$(jq -c "[.start, .key_expr, .samples] + $acct" <<<"$l")" '["tpgen_a","seq,seq",200,200,0,0,0,0,0,0]' \
+	"200 samples, all matched; nothing unmatched, replaced, open, dropped or in error"
+sums "$out" tpgen_a tpgen_b
+ok $? "tpgen_a's 200 = matched + open + replaced + dropped + errors; tpgen_b's 200 = matched + no_start + errors"
+is "$(jq '.min >= 200000 and ([.buckets[] | select(.low < 131072)] | length) == 0' <<<"$l")" true \
+	"every latency is at least the 200,000 ns tpgen waited (min $(jq .min <<<"$l"))"
+is "$(jq '([.buckets[] | select(.low == 131072) | .count] | add) * 2 > .samples' <<<"$l")" true \
+	"most land in [131072, 262143] ns: $(jq -c '[.buckets[] | [.low, .count]]' <<<"$l")"
+
+# 2. Starts twice before the ends: the second 100 replace the first; 150 ends, 50 with no start.
+out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c \
+	"echo tpgen_a 100 > $TPGEN/fire; echo tpgen_a 100 > $TPGEN/fire; echo tpgen_b 150 > $TPGEN/fire")
+is "$(lat "$out" tpgen_b 0 | jq -c "$acct")" '[100,50,100,0,0,0,0]' \
+	"a 100, a 100, b 150: 100 matched, 50 without a start, 100 replaced"
+sums "$out" tpgen_a tpgen_b
+ok $? "and the sums hold (200 starts, 150 ends)"
+
+# 3. More starts than the table holds: what finds no room is dropped, what stays is open.
+out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c "echo tpgen_a 20000 > $TPGEN/fire")
+l=$(lat "$out" tpgen_b 0)
+is "$(jq '.open + .dropped == 20000 and .open <= 10240 and .dropped > 0 and .matched == 0' <<<"$l")" true \
+	"20,000 starts, no end: $(jq .open <<<"$l") open (the table holds 10,240), $(jq .dropped <<<"$l") dropped"
+sums "$out" tpgen_a tpgen_b
+ok $? "and the sums hold"
+
+# 4. A pointer as the key (an object's lifetime): the ctx tpgen passes to both fires.
+out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:ctx,tpgen_b:ctx' -- sh -c "echo tpgen_a 100 pair 1000 > $TPGEN/fire")
+is "$(lat "$out" tpgen_b 0 | jq -c "[.key_expr] + $acct")" '["ctx,ctx",100,0,0,0,0,0,0]' \
+	"keyed by the ctx pointer: each pair's START and END match, 100 of them"
+
+# 5. A filter on START applies to the latency: only odd seqs start, so even ends find none.
+out=$(tpstat -o /dev/stdout -a -j --filter 'tpgen_a:seq & 1' --latency 'tpgen_a:seq,tpgen_b:seq' \
+	-- taskset -c 0 sh -c "echo tpgen_a 100 pair 1000 > $TPGEN/fire")
+is "$(lat "$out" tpgen_b 0 | jq -c "$acct")" '[50,50,0,0,0,0,0]' "with --filter 'tpgen_a:seq & 1': 50 matched, 50 ends without a start"
+sums "$out" tpgen_a tpgen_b
+ok $? "and the sums hold with tpgen_a's count after its filter (50)"
+
+# 6. runqlat: from a task's wakeup to its switch in, on the scheduler's tracepoints.
+busy='i=0; while [ $i -lt 200 ]; do sleep 0.001; i=$((i+1)); done'
+out=$(tpstat -o /dev/stdout -a -j --latency 'sched_wakeup:p->pid,sched_switch:next->pid' \
+	sched_wakeup -- sh -c "$busy & $busy & $busy; wait")
+ok $? "runqlat: --latency sched_wakeup:p->pid,sched_switch:next->pid"
+l=$(lat "$out" sched_switch 0)
+is "$(jq '.matched >= 200 and .min > 0 and .max < 10000000000' <<<"$l")" true \
+	"plausible: $(jq .matched <<<"$l") wakeups matched (600 sleeps woke), min $(jq .min <<<"$l") ns, max $(jq .max <<<"$l") ns"
+sums "$out" sched_wakeup sched_switch
+ok $? "and every wakeup and switch is accounted: $(jq -c "$acct" <<<"$l")"
+
+# 7. Intervals: each interval's own histogram of ns; they add up to the final one.
+fires="sleep 0.3; echo tpgen_a 100 pair 1000 > $TPGEN/fire; sleep 0.3; echo tpgen_a 50 pair 1000 > $TPGEN/fire; sleep 0.3"
+out=$(tpstat -o /dev/stdout -a -i 0.2 --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c "$fires")
+is "$(sed -n 's/^ latency tpgen_a:seq -> tpgen_b:seq (ns)  samples \([0-9,]*\) in this interval.*/\1/p' <<<"$out" | tr -d , | awk '{ s += $1 } END { print s + 0 }')" \
+	150 "-i 0.2: the intervals' own histograms add up to the 150 pairs"
+out=$(tpstat -o /dev/stdout -a -i 0.2 -j --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c "$fires")
+is "$(jq -s -c '[.[].tracepoints[] | select(.name == "tpgen_b") | .latency[0].samples] | [(. == sort), .[-1]]' <<<"$out")" \
+	"[true,150]" "-j: each line's latency is cumulative, like count, the final one 150"
+out=$(tpstat -o /dev/stdout -a --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c "echo tpgen_a 10 pair 1000 > $TPGEN/fire")
+grep -q '^ latency tpgen_a:seq -> tpgen_b:seq (ns)  samples 10' <<<"$out" &&
+	grep -q '^  tpgen_a: matched 10, open 0, replaced 0, dropped 0 (table full), errors 0$' <<<"$out" &&
+	grep -q '^  tpgen_b: matched 10, no start 0, errors 0$' <<<"$out"
+ok $? "the table shows the histogram and where every start and end went"
+
+# 8. Metrics: a histogram family and the outcomes.
+tpstat -a --textfile /tmp/lat.prom --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c "echo tpgen_a 10 pair 1000 > $TPGEN/fire" 2>/dev/null
+grep -q '^bareatom_latency_nanoseconds_count{start="tpgen_a",end="tpgen_b",key_expr="seq,seq"} 10$' /tmp/lat.prom &&
+	grep -q '^bareatom_latency_events_total{start="tpgen_a",end="tpgen_b",key_expr="seq,seq",outcome="matched"} 10$' /tmp/lat.prom
+ok $? "metrics: bareatom_latency_nanoseconds_count 10, events_total{outcome=matched} 10"
+get='GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text;version=1.0.0\r\nConnection: close\r\n\r\n'
+tpstat -a --listen 127.0.0.1:19466 --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 bash -c \
+	"echo tpgen_a 10 pair 1000 > $TPGEN/fire; exec 3<>/dev/tcp/127.0.0.1/19466; printf '$get' >&3; timeout 20 cat <&3 >/tmp/lat.http" 2>/dev/null
+tr -d '\r' </tmp/lat.http | sed '1,/^$/d' >/tmp/lat.om
+out=$("$(dirname "$0")/om-check" /tmp/lat.om 2>&1); rc=$?
+if [ $rc = 2 ]; then
+	ok 1 "OpenMetrics parser: $out (run under tests/run-all, which shares it)"
+else
+	grep -q '^bareatom_latency_nanoseconds_bucket{start="tpgen_a",end="tpgen_b",key_expr="seq,seq",le="+Inf"} 10$' /tmp/lat.om
+	ok $(( rc || $? )) "the OpenMetrics reference parser takes the served latency families${out:+: $out}"
+fi
+
+# 9. Bad latencies: one line, exit 2.
+bad() {
+	local err rc
+	err=$(tpstat -a -d 1 "$@" 2>&1 >/dev/null); rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l <<<"$err")" = 1 ]
+	ok $? "$*: exit 2, one line: $err"
+}
+bad --latency 'tpgen_a:seq'
+bad --latency 'tpgen_a:comm,tpgen_b:comm'
+bad --latency 'tpgen_a:sqe,tpgen_b:seq'
+bad --latency 'tpgen_a:ctx->name,tpgen_b:seq'
+bad -x, --latency 'tpgen_a:seq,tpgen_b:seq'
+done_testing
