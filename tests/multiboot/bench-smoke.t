@@ -25,8 +25,8 @@ is_true '.cookies_user | keys == ["getrandom8","libcookie_fast","lock_xadd","soc
 ok $? "every user-space cookie source was measured"
 [ "$(jq -r .accelerator "$out/results.json")" = tcg ] || [ "$(jq -r .accelerator "$out/results.json")" = kvm ]
 ok $? "the accelerator is recorded ($(jq -r .accelerator "$out/results.json" 2>/dev/null))"
-is_true '[.peers[] | "\(.tool)/\(.what)"] | sort == ["perf/count","tpstat/by_cpu","tpstat/count","tpstat/hist"]'
-ok $? "the peers asked tpstat count, hist and by_cpu, and perf stat count"
+is_true '[.peers[] | "\(.tool)/\(.what)"] | sort == ["perf/count","tpstat/by_cpu","tpstat/count","tpstat/filter","tpstat/hist","tpstat/latency"]'
+ok $? "the peers asked tpstat count, hist, by_cpu, filter and latency, and perf stat count"
 is_true '.checks.peers_exact and ([.peers[] | .startup_s > 0 and .rss_kb > 0] | all) and (.peers_errors == [])'
 ok $? "every peer counted exactly what tpgen fired, with its start-up time and memory"
 file "$out/scaling.png" 2>/dev/null | grep -q 'PNG image'
