@@ -54,7 +54,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TPSTAT_BY_ENTRIES);
 	__type(key, struct tpstat_key);
-	__type(value, __u64);
+	__type(value, struct tpstat_by_val);
 } by_counts SEC(".maps");
 
 struct tpstat_slot slots[TPSTAT_NR_SLOTS];
@@ -220,61 +220,108 @@ static __always_inline void record_fields(const int idx, const __u64 *args, __u3
 #define EEXIST 17
 #endif
 
+/* --value: add @v to an existing key's sum, min and max (@sg: signed). */
+static __always_inline void by_value_add(struct tpstat_by_val *c, __u64 v, bool sg,
+					 struct tpstat_by_stats *st)
+{
+	__u64 old;
+	int i;
+
+	atomic_add(&c->sum, v);
+	old = *(volatile __u64 *)&c->min;
+	for (i = 0; i < TPSTAT_MINMAX_TRIES && (sg ? (__s64)v < (__s64)old : v < old); i++) {
+		__u64 seen = atomic_cmpxchg(&c->min, old, v);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
+	if (i == TPSTAT_MINMAX_TRIES)
+		atomic_add(&st->minmax_lost, 1);
+	old = *(volatile __u64 *)&c->max;
+	for (i = 0; i < TPSTAT_MINMAX_TRIES && (sg ? (__s64)v > (__s64)old : v > old); i++) {
+		__u64 seen = atomic_cmpxchg(&c->max, old, v);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
+	if (i == TPSTAT_MINMAX_TRIES)
+		atomic_add(&st->minmax_lost, 1);
+}
+
+/* Key @i of --by @by into @key (its words 2i and 2i + 1): false when a read failed. */
+static __always_inline bool by_key(const volatile struct tpstat_by *by, __u32 i,
+				   struct tpstat_key *key, const __u64 *args, __u32 cpu)
+{
+	switch (by->kind[i]) {
+	case TPSTAT_KEY_CPU:
+		key->k[2 * i] = cpu;
+		return true;
+	case TPSTAT_KEY_PID:
+		key->k[2 * i] = bpf_get_current_pid_tgid() >> 32;
+		return true;
+	case TPSTAT_KEY_COMM:
+		bpf_get_current_comm(&key->k[2 * i], 2 * sizeof(__u64));
+		return true;
+	case TPSTAT_KEY_CGROUP:
+		key->k[2 * i] = bpf_get_current_cgroup_id();
+		return true;
+	default:
+		return read_field(&by->field[i], args, &key->k[2 * i]);
+	}
+}
+
 /*
- * The --by tables of tracepoint @idx: add one to the event's key, inserting it when new.
- * Two CPUs inserting the same key: the second gets -EEXIST and adds to the first's. No
- * slot (the map is full, or -EBUSY in a nested run): dropped, counted.
+ * The --by tables of tracepoint @idx: add one to the event's key (and its value to the
+ * key's sum, min and max), inserting the key when new. A failed insert looks again: another
+ * CPU may have inserted the same key; only when it is still missing (the map is full, or
+ * -EBUSY in a nested run) is the event dropped, counted.
  */
 static __always_inline void record_keys(const int idx, const __u64 *args, __u32 cpu)
 {
 	for (__u32 b = 0; b < TPSTAT_MAX_BY; b++) {
 		const volatile struct tpstat_by *by = &by_spec[b];
 		struct tpstat_key key = { .by = b };
-		__u64 one = 1, *c;
-		long err;
+		struct tpstat_by_val *c, nv;
+		bool ok = true;
+		__u64 v = 0;
 
 		if (b >= nby)
 			break;
-		if (by->field.tp != idx)
+		if (by->tp != idx)
 			continue;
-		switch (by->kind) {
-		case TPSTAT_KEY_CPU:
-			/*
-			 * The count already has it: a CPU below TPSTAT_SLOTS owns its slot, and
-			 * slots[cpu].count[idx] is this key's count (user space reads it there).
-			 */
-			if (cpu < TPSTAT_SLOTS)
+		/*
+		 * TP:cpu alone: the count already has it. A CPU below TPSTAT_SLOTS owns its
+		 * slot, and slots[cpu].count[idx] is this key's count (user space reads it there).
+		 */
+		if (by->nkeys == 1 && by->kind[0] == TPSTAT_KEY_CPU && !by->value &&
+		    cpu < TPSTAT_SLOTS)
+			continue;
+#pragma unroll
+		for (__u32 i = 0; i < TPSTAT_BY_KEYS; i++)
+			if (i < by->nkeys && ok)
+				ok = by_key(by, i, &key, args, cpu);
+		if (ok && by->value)
+			ok = read_field(&by->vfield, args, &v);
+		if (!ok) {
+			atomic_add(&by_stats[b].errors, 1);
+			continue;
+		}
+		c = bpf_map_lookup_elem(&by_counts, &key);
+		if (!c) {
+			nv = (struct tpstat_by_val){ .count = 1, .sum = v, .min = v, .max = v };
+			if (!bpf_map_update_elem(&by_counts, &key, &nv, BPF_NOEXIST))
 				continue;
-			key.k[0] = cpu;
-			break;
-		case TPSTAT_KEY_PID:
-			key.k[0] = bpf_get_current_pid_tgid() >> 32;
-			break;
-		case TPSTAT_KEY_COMM:
-			bpf_get_current_comm(&key.k, sizeof(key.k));
-			break;
-		case TPSTAT_KEY_CGROUP:
-			key.k[0] = bpf_get_current_cgroup_id();
-			break;
-		default:
-			if (!read_field(&by->field, args, &key.k[0])) {
-				atomic_add(&by_stats[b].errors, 1);
+			c = bpf_map_lookup_elem(&by_counts, &key);
+			if (!c) {
+				atomic_add(&by_stats[b].dropped, 1);
 				continue;
 			}
 		}
-		c = bpf_map_lookup_elem(&by_counts, &key);
-		if (c) {
-			atomic_add(c, 1);
-			continue;
-		}
-		err = bpf_map_update_elem(&by_counts, &key, &one, BPF_NOEXIST);
-		if (!err)
-			continue;
-		c = err == -EEXIST ? bpf_map_lookup_elem(&by_counts, &key) : NULL;
-		if (c)
-			atomic_add(c, 1);
-		else
-			atomic_add(&by_stats[b].dropped, 1);
+		atomic_add(&c->count, 1);
+		if (by->value)
+			by_value_add(c, v, by->vfield.is_signed, &by_stats[b]);
 	}
 }
 

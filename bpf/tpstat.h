@@ -157,12 +157,16 @@ struct tpstat_lat_stats {
 };
 
 /*
- * --by TP:KEY: counts per key in a hash map. An event whose key finds no slot (the map is
- * full, or its bucket is busy in a nested run) is counted as dropped, one whose EXPR reads
- * fail as an error: entries + dropped + errors = the tracepoint's count.
+ * --by TP:KEY[,KEY...] [--value EXPR]: counts per key (a tuple of up to TPSTAT_BY_KEYS keys)
+ * in a hash map, with the sum, min and max of EXPR per key when --value is given. An event
+ * whose key finds no slot (the map is full, or its bucket is busy in a nested run) is
+ * counted as dropped, one whose key or value reads fail as an error: entries + dropped +
+ * errors = the tracepoint's count.
  */
 #define TPSTAT_MAX_BY		8
 #define TPSTAT_BY_ENTRIES	10240
+#define TPSTAT_BY_KEYS		4
+#define TPSTAT_KEY_WORDS	(2 * TPSTAT_BY_KEYS)	/* two per key: a comm takes 16 bytes */
 
 enum tpstat_key_kind {
 	TPSTAT_KEY_CPU,		/* the CPU the event fired on */
@@ -172,23 +176,35 @@ enum tpstat_key_kind {
 	TPSTAT_KEY_EXPR,	/* a field of the arguments, as --hist reads one */
 };
 
-/* Set in .rodata before load; field.tp is the tracepoint, field the EXPR of TPSTAT_KEY_EXPR. */
+/* Set in .rodata before load: key i is kind[i], of field[i] for TPSTAT_KEY_EXPR. */
 struct tpstat_by {
-	__u32 kind;
+	__u32 tp;		/* the tracepoint */
+	__u32 nkeys;
+	__u32 kind[TPSTAT_BY_KEYS];
+	__u32 value;		/* --value: vfield's sum, min and max per key */
 	__u32 pad;
-	struct tpstat_field field;
+	struct tpstat_field field[TPSTAT_BY_KEYS];
+	struct tpstat_field vfield;
 };
 
 struct tpstat_key {
 	__u32 by;		/* which --by */
 	__u32 pad;
-	__u64 k[2];		/* the key; comm fills both words */
+	__u64 k[TPSTAT_KEY_WORDS];	/* key i in k[2i] (a comm in k[2i] and k[2i + 1]) */
+};
+
+/* Per key: the count, and with --value the sum (two's complement), min and max. */
+struct tpstat_by_val {
+	__u64 count;
+	__u64 sum;
+	__u64 min, max;
 };
 
 /* In .bss, per --by. */
 struct tpstat_by_stats {
 	__u64 dropped;
 	__u64 errors;
+	__u64 minmax_lost;	/* --value min/max updates given up after TPSTAT_MINMAX_TRIES */
 };
 
 #endif /* __BAREATOM_TPSTAT_H */

@@ -59,7 +59,7 @@ struct hist {
 struct by {
 	const struct tpstat_by_opt *opt;
 	int b;				/* its index in .rodata's by_spec and the table's keys */
-	struct tpfield key;
+	struct tpfield key[TPSTAT_BY_KEYS + 1];	/* its EXPR keys; [TPSTAT_BY_KEYS]: --value */
 	struct tpstat_by_entry *entries;	/* TPSTAT_BY_ENTRIES of room; sorted once read */
 	int n;				/* entries read */
 };
@@ -207,8 +207,8 @@ static int map_hists(struct state *s)
 static void read_by_table(struct state *s)
 {
 	int fd = bpf_map__fd(s->skel->maps.by_counts);
-	struct tpstat_key keys[256];
-	__u64 vals[256];
+	static struct tpstat_key keys[256];
+	static struct tpstat_by_val vals[256];
 	__u32 batch = 0, count;
 	bool first = true;
 	int err;
@@ -224,9 +224,15 @@ static void read_by_table(struct state *s)
 		for (__u32 i = 0; i < count; i++) {
 			__u32 b = keys[i].by;
 
-			if (b < (__u32)s->o->nby && s->by[b].n < TPSTAT_BY_ENTRIES)
-				s->by[b].entries[s->by[b].n++] = (struct tpstat_by_entry){
-					{ keys[i].k[0], keys[i].k[1] }, vals[i] };
+			if (b < (__u32)s->o->nby && s->by[b].n < TPSTAT_BY_ENTRIES) {
+				struct tpstat_by_entry *e = &s->by[b].entries[s->by[b].n++];
+
+				memcpy(e->k, keys[i].k, sizeof(e->k));
+				e->count = vals[i].count;
+				e->sum = vals[i].sum;
+				e->min = vals[i].min;
+				e->max = vals[i].max;
+			}
 		}
 	} while (!err);
 	if (errno != ENOENT)
@@ -237,14 +243,14 @@ static void read_by_table(struct state *s)
 		for (int j = 0; j < tp->nbys; j++) {
 			struct by *by = tp->bys[j];
 
-			if (by->opt->kind != TPSTAT_KEY_CPU)
+			if (by->opt->nkeys != 1 || by->opt->kind != TPSTAT_KEY_CPU || by->opt->value)
 				continue;
 			for (int cpu = 0; cpu < s->ncpu && cpu < TPSTAT_SLOTS; cpu++) {
 				__u64 v = tp->shown.slot[cpu];
 
 				if (v && by->n < TPSTAT_BY_ENTRIES)
 					by->entries[by->n++] = (struct tpstat_by_entry){
-						{ (__u64)cpu, 0 }, v };
+						.k = { (__u64)cpu }, .count = v };
 			}
 		}
 	}
@@ -270,13 +276,24 @@ static struct tpstat_by_row by_row(struct state *s, struct by *by)
 	qsort(by->entries, by->n, sizeof(*by->entries), cmp_entry);
 	for (int i = top; i < by->n; i++)
 		other += by->entries[i].count;
-	return (struct tpstat_by_row){
-		.key_expr = by->opt->key, .kind = by->opt->kind, .is_signed = by->key.is_signed,
+	struct tpstat_by_row r;
+
+	r = (struct tpstat_by_row){
+		.key_expr = by->opt->key, .kind = by->opt->kind, .is_signed = by->key[0].is_signed,
+		.nk = by->opt->nkeys, .value_expr = by->opt->value,
+		.value_signed = by->key[TPSTAT_BY_KEYS].is_signed,
+		.minmax_lost = __atomic_load_n(&st->minmax_lost, __ATOMIC_RELAXED),
 		.entries = by->entries, .n = by->n < top ? by->n : (int)top, .nkeys = by->n,
 		.other = other,
 		.dropped = __atomic_load_n(&st->dropped, __ATOMIC_RELAXED),
 		.errors = __atomic_load_n(&st->errors, __ATOMIC_RELAXED),
 	};
+	for (int i = 0; i < by->opt->nkeys; i++) {
+		r.keys[i] = by->opt->keys[i];
+		r.kinds[i] = by->opt->kinds[i];
+		r.signed_keys[i] = by->key[i].is_signed;
+	}
+	return r;
 }
 
 /*
@@ -862,15 +879,23 @@ static void set_fields(struct state *s)
 	s->skel->rodata->nby = o->nby;
 	for (int b = 0; b < o->nby; b++) {
 		const struct by *by = &s->by[b];
-		const struct tpfield *f = &by->key;
 		struct tpstat_by *d = (struct tpstat_by *)&s->skel->rodata->by_spec[b];
 
-		*d = (struct tpstat_by){ .kind = by->opt->kind, .field = { .tp = by->opt->idx,
-			.arg = f->arg, .nsteps = f->nsteps, .size = f->size, .is_signed = f->is_signed,
-			.bit_off = f->bit_off, .bit_size = f->bit_size } };
-		for (__u32 k = 0; k < f->nsteps; k++) {
-			d->field.steps[k].off = f->steps[k].off;
-			d->field.steps[k].size = f->steps[k].size;
+		*d = (struct tpstat_by){ .tp = by->opt->idx, .nkeys = by->opt->nkeys,
+					 .value = by->opt->value != NULL };
+		for (int i = 0; i <= TPSTAT_BY_KEYS; i++) {
+			const struct tpfield *f = &by->key[i];
+			struct tpstat_field *df = i < TPSTAT_BY_KEYS ? &d->field[i] : &d->vfield;
+
+			if (i < by->opt->nkeys)
+				d->kind[i] = by->opt->kinds[i];
+			*df = (struct tpstat_field){ .tp = by->opt->idx, .arg = f->arg,
+				.nsteps = f->nsteps, .size = f->size, .is_signed = f->is_signed,
+				.bit_off = f->bit_off, .bit_size = f->bit_size };
+			for (__u32 k = 0; k < f->nsteps; k++) {
+				df->steps[k].off = f->steps[k].off;
+				df->steps[k].size = f->steps[k].size;
+			}
 		}
 	}
 	s->skel->rodata->nlat = o->nlat;
@@ -923,7 +948,7 @@ static void set_fields(struct state *s)
  * compiled field and, for --by, room for its entries. Returns 0, or 1 when out of memory.
  */
 static int setup_tps(struct state *s, const struct tp_info *const *tps,
-		     const struct tpfield *fields, const struct tpfield *keys,
+		     const struct tpfield *fields, struct tpfield (*keys)[TPSTAT_BY_KEYS + 1],
 		     struct tpfield (*lat_keys)[2])
 {
 	const struct tpstat_opts *o = s->o;
@@ -952,7 +977,8 @@ static int setup_tps(struct state *s, const struct tp_info *const *tps,
 	for (int b = 0; b < o->nby; b++) {
 		struct tp *tp = &s->tp[o->by[b].idx];
 
-		s->by[b] = (struct by){ .opt = &o->by[b], .b = b, .key = keys[b] };
+		s->by[b] = (struct by){ .opt = &o->by[b], .b = b };
+		memcpy(s->by[b].key, keys[b], sizeof(s->by[b].key));
 		tp->bys[tp->nbys++] = &s->by[b];
 		s->by[b].entries = calloc(TPSTAT_BY_ENTRIES, sizeof(*s->by[b].entries));
 		if (!s->by[b].entries) {
@@ -968,7 +994,7 @@ int main(int argc, char **argv)
 	static struct tpstat_opts opts;
 	static struct state s = { .o = &opts };
 	static const struct tp_info *tps[TPSTAT_MAX_TP];
-	static struct tpfield fields[TPSTAT_MAX_HIST], keys[TPSTAT_MAX_BY];
+	static struct tpfield fields[TPSTAT_MAX_HIST], keys[TPSTAT_MAX_BY][TPSTAT_BY_KEYS + 1];
 	static struct tpfilter filters[TPSTAT_MAX_FILTER];
 	static struct tpfield lat_keys[TPSTAT_MAX_LAT][2];
 	const struct tpstat_opts *o = &opts;

@@ -22,7 +22,8 @@ static const char doc[] =
 "              TRACEPOINT...\n"
 "       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
 "       tpstat [options] [--hist TP:EXPR] [--lhist TP:EXPR:MIN:MAX:STEP]\n"
-"              [--by TP:KEY [--top N]] [--filter 'TP:EXPR OP VALUE']\n"
+"              [--by TP:KEY[,KEY..] [--value EXPR] [--top N]]\n"
+"              [--filter 'TP:EXPR OP VALUE']\n"
 "              [--latency START:KEY,END:KEY] TRACEPOINT...\n"
 "       tpstat [options] [--listen ADDR:PORT] [--textfile PATH] TRACEPOINT...\n"
 "       tpstat -l [-v] [--bare] [GLOB]\n"
@@ -71,7 +72,7 @@ static const char doc[] =
 "  curl http://127.0.0.1:9465/metrics\n";
 
 enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_LHIST, OPT_BY, OPT_TOP, OPT_LISTEN, OPT_TEXTFILE,
-	OPT_APPEND, OPT_BARE, OPT_FILTER, OPT_LATENCY };
+	OPT_APPEND, OPT_BARE, OPT_FILTER, OPT_LATENCY, OPT_VALUE };
 
 static const struct argp_option options[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (those matching\nGLOB, if given)", 0 },
@@ -93,8 +94,9 @@ static const struct argp_option options[] = {
 	{ "append", OPT_APPEND, NULL, 0, "With -o: append to FILE", 0 },
 	{ "hist", OPT_HIST, "TP:EXPR", 0, "Log2 histogram of a field of TP's arguments\n(tpstat -lv shows them; repeatable)", 0 },
 	{ "lhist", OPT_LHIST, "TP:EXPR:MIN:MAX:STEP", 0, "Like --hist, with linear buckets of STEP", 0 },
-	{ "by", OPT_BY, "TP:KEY", 0, "Count TP per KEY: cpu, comm, pid, cgroup or a\nfield EXPR (repeatable)", 0 },
-	{ "filter", OPT_FILTER, "TP:EXPR OP VALUE", 0, "Count only TP's events where EXPR\n(a field, cpu, pid, comm or cgroup) OP\n(== != < <= > >= &) VALUE (a number or an\nenum name); repeatable, ANDed", 0 },
+	{ "by", OPT_BY, "TP:KEY[,KEY..]", 0, "Count TP per KEY (up to 4 as a tuple): cpu,\ncomm, pid, cgroup or a field EXPR\n(repeatable)", 0 },
+	{ "value", OPT_VALUE, "EXPR", 0, "With the --by before it: the sum, min, max and\navg of the field EXPR per key", 0 },
+	{ "filter", OPT_FILTER, "TP:COND", 0, "Count only TP's events where COND, 'EXPR OP\nVALUE', holds: EXPR a field, cpu, pid, comm or\ncgroup, OP == != < <= > >= or &, VALUE a\nnumber or an enum name; repeatable, ANDed", 0 },
 	{ "latency", OPT_LATENCY, "START:KEY,END:KEY", 0, "Log2 histogram of the ns from START to\nEND with the same KEY (cpu, pid, cgroup or\na field EXPR; a pointer too); repeatable", 0 },
 	{ "top", OPT_TOP, "N", 0, "With --by: show the N keys counted most\n(default 10), the rest summed", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under\n" PIN_DIR " while running", 0 },
@@ -191,28 +193,56 @@ static void parse_lhist(struct tpstat_opts *o, char *arg)
 	o->hist[o->nhist - 1].lstep = l.step;
 }
 
-/* --by TP:KEY: a key the kernel knows by name, or an EXPR checked against BTF later. */
+/* --by TP:KEY[,KEY...]: keys the kernel knows by name, or EXPRs checked against BTF later. */
 static void parse_by(struct tpstat_opts *o, char *arg)
 {
 	static const char *const names[] = {
 		[TPSTAT_KEY_CPU] = "cpu", [TPSTAT_KEY_PID] = "pid", [TPSTAT_KEY_COMM] = "comm",
 		[TPSTAT_KEY_CGROUP] = "cgroup",
 	};
-	const char *key;
+	struct tpstat_by_opt *by = &o->by[o->nby];
+	char *keys, *copy, *save = NULL;
 
 	if (o->nby == TPSTAT_MAX_BY)
 		cli_usage_error("tpstat", "too many --by: at most %d", TPSTAT_MAX_BY);
-	key = split_tp(arg, o->by[o->nby].tp, sizeof(o->by[0].tp), "by", "TRACEPOINT:KEY, KEY "
-		       "one of cpu, comm, pid, cgroup or a field EXPR, as in sched_switch:comm");
-	if (strchr(key, ','))
-		cli_usage_error("tpstat", "--by '%s': one key per --by (a list of keys is not "
-				"supported yet); give --by once per key", arg);
-	o->by[o->nby].key = key;
-	o->by[o->nby].kind = TPSTAT_KEY_EXPR;
-	for (int k = 0; k < (int)(sizeof(names) / sizeof(names[0])); k++)
-		if (!strcmp(key, names[k]))
-			o->by[o->nby].kind = k;
+	by->key = split_tp(arg, by->tp, sizeof(by->tp), "by", "TRACEPOINT:KEY[,KEY...], KEY "
+			   "one of cpu, comm, pid, cgroup or a field EXPR, as in sched_switch:comm");
+	keys = copy = strdup(by->key);	/* o keeps pointers into it */
+	if (!copy)
+		cli_usage_error("tpstat", "out of memory");
+	for (char *k = strtok_r(keys, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		if (by->nkeys == TPSTAT_BY_KEYS)
+			cli_usage_error("tpstat", "--by '%s': at most %d keys", arg, TPSTAT_BY_KEYS);
+		by->keys[by->nkeys] = k;
+		by->kinds[by->nkeys] = TPSTAT_KEY_EXPR;
+		for (int n = 0; n < (int)(sizeof(names) / sizeof(names[0])); n++)
+			if (!strcmp(k, names[n]))
+				by->kinds[by->nkeys] = n;
+		for (int j = 0; j < by->nkeys; j++)
+			if (!strcmp(by->keys[j], k))
+				cli_usage_error("tpstat", "--by '%s': key '%s' is given twice", arg, k);
+		by->nkeys++;
+	}
+	if (!by->nkeys || by->key[strlen(by->key) - 1] == ',' || strstr(by->key, ",,") ||
+	    by->key[0] == ',')
+		cli_usage_error("tpstat", "--by '%s': an empty key (keys are separated by one comma)",
+				arg);
+	by->kind = by->kinds[0];
 	o->nby++;
+}
+
+/* --value EXPR: the sum, min and max of EXPR per key of the --by given just before. */
+static void parse_value(struct tpstat_opts *o, char *arg)
+{
+	if (!o->nby)
+		cli_usage_error("tpstat", "--value '%s' sums a field per key of the --by before it: "
+				"give --by TP:KEY first", arg);
+	if (o->by[o->nby - 1].value)
+		cli_usage_error("tpstat", "--value '%s': --by %s:%s has a --value already (one each)",
+				arg, o->by[o->nby - 1].tp, o->by[o->nby - 1].key);
+	if (!*arg)
+		cli_usage_error("tpstat", "--value takes a field EXPR, as in seq or p->prio");
+	o->by[o->nby - 1].value = arg;
 }
 
 /* --filter TP:'EXPR OP VALUE': split and checked against BTF once the tracepoint is known. */
@@ -339,6 +369,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LATENCY:
 		parse_latency(o, arg);
+		break;
+	case OPT_VALUE:
+		parse_value(o, arg);
 		break;
 	case OPT_TOP:
 		errno = 0;

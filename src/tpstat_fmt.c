@@ -246,15 +246,32 @@ static void fmt_lat(FILE *f, const char *end_tp, const struct tpstat_lat_row *l)
 		fmt_thousands(n[6], sizeof(n[6]), l->end_errors));
 }
 
-/* A --by key as text: comm as a string (at most 16 bytes, up to its NUL), numbers as such. */
-void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, char *buf,
-		size_t len)
+static int by_nk(const struct tpstat_by_row *b)
 {
-	if (b->kind == TPSTAT_KEY_COMM) {
+	return b->nk > 1 ? b->nk : 1;
+}
+
+static int by_kind(const struct tpstat_by_row *b, int i)
+{
+	return b->nk > 1 ? b->kinds[i] : b->kind;
+}
+
+static bool by_signed(const struct tpstat_by_row *b, int i)
+{
+	return b->nk > 1 ? b->signed_keys[i] : b->is_signed;
+}
+
+/* Key @i as text: comm as a string (at most 16 bytes, up to its NUL), numbers as such. */
+void fmt_by_key_i(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, int i,
+		  char *buf, size_t len)
+{
+	const __u64 *k = &e->k[2 * i];
+
+	if (by_kind(b, i) == TPSTAT_KEY_COMM) {
 		unsigned char comm[17] = {};
 		size_t o = 0;
 
-		memcpy(comm, e->k, 16);
+		memcpy(comm, k, 16);
 		for (const unsigned char *p = comm; *p && o + 5 <= len;) {
 			size_t bad = 1, n = json_utf8_char(p, &bad);
 
@@ -273,32 +290,93 @@ void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, 
 		}
 		if (len)
 			buf[o < len ? o : len - 1] = '\0';
-	} else if (b->is_signed)
-		snprintf(buf, len, "%lld", (long long)e->k[0]);
+	} else if (by_signed(b, i)) {
+		snprintf(buf, len, "%lld", (long long)k[0]);
+	} else {
+		snprintf(buf, len, "%llu", (unsigned long long)k[0]);
+	}
+}
+
+/* A --by key as text; a tuple's keys joined by commas. */
+void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, char *buf,
+		size_t len)
+{
+	size_t o = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < by_nk(b) && o + 1 < len; i++) {
+		if (i)
+			buf[o++] = ',';
+		fmt_by_key_i(b, e, i, buf + o, len - o);
+		o += strlen(buf + o);
+	}
+}
+
+/* --value's average: the 128-bit-free mean of a u64 or s64 sum over count. */
+static double by_avg(const struct tpstat_by_row *b, const struct tpstat_by_entry *e)
+{
+	if (!e->count)
+		return 0;
+	return b->value_signed ? (double)(__s64)e->sum / e->count : (double)e->sum / e->count;
+}
+
+static void json_by_key(struct json *j, const struct tpstat_by_row *b,
+			const struct tpstat_by_entry *e, int i)
+{
+	char key[FMT_KEY_LEN];
+
+	if (by_kind(b, i) == TPSTAT_KEY_COMM) {
+		fmt_by_key_i(b, e, i, key, sizeof(key));
+		json_string(j, key);
+	} else if (by_signed(b, i)) {
+		json_i64(j, (__s64)e->k[2 * i]);
+	} else {
+		json_u64(j, e->k[2 * i]);
+	}
+}
+
+static void json_value(struct json *j, const char *name, bool sg, __u64 v)
+{
+	if (sg)
+		json_i64_field(j, name, (__s64)v);
 	else
-		snprintf(buf, len, "%llu", (unsigned long long)e->k[0]);
+		json_u64_field(j, name, v);
 }
 
 static void json_by(struct json *j, const struct tpstat_by_row *b)
 {
-	char key[FMT_KEY_LEN];
-
 	json_object_begin(j);
 	json_string_field(j, "key_expr", b->key_expr);
+	if (b->nk > 1) {
+		json_array_field_begin(j, "key_exprs");
+		for (int i = 0; i < b->nk; i++)
+			json_string(j, b->keys[i]);
+		json_array_end(j);
+	}
+	if (b->value_expr)
+		json_string_field(j, "value_expr", b->value_expr);
 	json_array_field_begin(j, "entries");
 	for (int i = 0; i < b->n; i++) {
 		const struct tpstat_by_entry *e = &b->entries[i];
 
 		json_object_begin(j);
-		if (b->kind == TPSTAT_KEY_COMM) {
-			fmt_by_key(b, e, key, sizeof(key));
-			json_string_field(j, "key", key);
-		} else if (b->is_signed) {
-			json_i64_field(j, "key", (__s64)e->k[0]);
+		json_key(j, "key");
+		if (b->nk > 1) {
+			json_array_begin(j);
+			for (int k = 0; k < b->nk; k++)
+				json_by_key(j, b, e, k);
+			json_array_end(j);
 		} else {
-			json_u64_field(j, "key", e->k[0]);
+			json_by_key(j, b, e, 0);
 		}
 		json_u64_field(j, "count", e->count);
+		if (b->value_expr) {
+			json_value(j, "sum", b->value_signed, e->sum);
+			json_value(j, "min", b->value_signed, e->min);
+			json_value(j, "max", b->value_signed, e->max);
+			json_float_field(j, "avg", 3, by_avg(b, e));
+		}
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -306,15 +384,19 @@ static void json_by(struct json *j, const struct tpstat_by_row *b)
 	json_u64_field(j, "dropped", b->dropped);
 	json_u64_field(j, "errors", b->errors);
 	json_u64_field(j, "keys", b->nkeys);
+	if (b->minmax_lost)
+		json_u64_field(j, "minmax_lost", b->minmax_lost);
 	json_object_end(j);
 }
 
+/* One --by table: a column per key, the count, and with --value its avg, min, max, sum. */
 static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 {
-	char key[FMT_KEY_LEN], num[32];
-	int kw = (int)strlen(b->key_expr);
+	char key[FMT_KEY_LEN], num[32], v[3][32];
+	int nk = by_nk(b), kw[TPSTAT_BY_KEYS];
 
-	fprintf(f, " %s by %s: %llu key%s", tp, b->key_expr, (unsigned long long)b->nkeys,
+	fprintf(f, " %s by %s%s%s: %llu key%s", tp, b->key_expr, b->value_expr ? ", value " : "",
+		b->value_expr ? b->value_expr : "", (unsigned long long)b->nkeys,
 		b->nkeys == 1 ? "" : "s");
 	if (b->dropped)
 		fprintf(f, ", dropped %s (no slot in the table)",
@@ -322,23 +404,55 @@ static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 	if (b->errors)
 		fprintf(f, ", errors %s (reads that failed)",
 			fmt_thousands(num, sizeof(num), b->errors));
+	if (b->minmax_lost)
+		fprintf(f, ", min/max updates lost %llu", (unsigned long long)b->minmax_lost);
+	fputs("\n", f);
+	for (int k = 0; k < nk; k++) {
+		kw[k] = (int)strlen(nk > 1 ? b->keys[k] : b->key_expr);
+		for (int i = 0; i < b->n; i++) {
+			fmt_by_key_i(b, &b->entries[i], k, key, sizeof(key));
+			if ((int)strlen(key) > kw[k])
+				kw[k] = (int)strlen(key);
+		}
+		if (nk == 1 && kw[k] < 16)
+			kw[k] = 16;
+	}
+	fputs(" ", f);
+	for (int k = 0; k < nk; k++)
+		fprintf(f, " %-*s", kw[k], nk > 1 ? b->keys[k] : b->key_expr);
+	fprintf(f, " %15s", "count");
+	if (b->value_expr)
+		fprintf(f, " %14s %14s %14s %20s", "avg", "min", "max", "sum");
 	fputs("\n", f);
 	for (int i = 0; i < b->n; i++) {
-		fmt_by_key(b, &b->entries[i], key, sizeof(key));
-		if ((int)strlen(key) > kw)
-			kw = (int)strlen(key);
-	}
-	if (kw < 16)
-		kw = 16;
-	fprintf(f, "  %-*s %15s\n", kw, b->key_expr, "count");
-	for (int i = 0; i < b->n; i++) {
-		fmt_by_key(b, &b->entries[i], key, sizeof(key));
-		fprintf(f, "  %-*s %15s\n", kw, key,
-			fmt_thousands(num, sizeof(num), b->entries[i].count));
+		const struct tpstat_by_entry *e = &b->entries[i];
+
+		fputs(" ", f);
+		for (int k = 0; k < nk; k++) {
+			fmt_by_key_i(b, e, k, key, sizeof(key));
+			fprintf(f, " %-*s", kw[k], key);
+		}
+		fprintf(f, " %15s", fmt_thousands(num, sizeof(num), e->count));
+		if (b->value_expr && b->value_signed) {
+			snprintf(v[0], sizeof(v[0]), "%lld", (long long)e->min);
+			snprintf(v[1], sizeof(v[1]), "%lld", (long long)e->max);
+			snprintf(v[2], sizeof(v[2]), "%lld", (long long)e->sum);
+		} else if (b->value_expr) {
+			snprintf(v[0], sizeof(v[0]), "%llu", (unsigned long long)e->min);
+			snprintf(v[1], sizeof(v[1]), "%llu", (unsigned long long)e->max);
+			snprintf(v[2], sizeof(v[2]), "%llu", (unsigned long long)e->sum);
+		}
+		if (b->value_expr)
+			fprintf(f, " %14.1f %14s %14s %20s", by_avg(b, e), v[0], v[1], v[2]);
+		fputs("\n", f);
 	}
 	if (b->nkeys > (__u64)b->n) {
+		int w = -1;
+
+		for (int k = 0; k < nk; k++)
+			w += kw[k] + 1;
 		snprintf(key, sizeof(key), "(%llu others)", (unsigned long long)(b->nkeys - b->n));
-		fprintf(f, "  %-*s %15s\n", kw, key, fmt_thousands(num, sizeof(num), b->other));
+		fprintf(f, "  %-*s %15s\n", w, key, fmt_thousands(num, sizeof(num), b->other));
 	}
 	fputs("\n", f);
 }

@@ -11,17 +11,25 @@
 #include "tplist.h"
 #include "tpstat_buckets.h"
 
-/* One key of a --by table and its count; comm keys are the 16 bytes of k. */
+/* One key of a --by table and its count; key i in k[2i], a comm in the 16 bytes there. */
 struct tpstat_by_entry {
-	__u64 k[2];
+	__u64 k[TPSTAT_KEY_WORDS];
 	__u64 count;
+	__u64 sum, min, max;	/* --value: of the field, per key (two's complement sum) */
 };
 
 /* One --by table of a tracepoint: the top entries, the rest summed, what found no slot. */
 struct tpstat_by_row {
-	const char *key_expr;	/* as given: "comm", "ctx->cpu" */
-	int kind;		/* enum tpstat_key_kind */
-	bool is_signed;		/* an EXPR key of a signed type */
+	const char *key_expr;	/* as given: "comm", "ctx->cpu", "cpu,comm" */
+	int kind;		/* enum tpstat_key_kind (of the first key) */
+	bool is_signed;		/* an EXPR key of a signed type (the first) */
+	int nk;			/* keys in the tuple; 0 is taken as 1, the one above */
+	const char *keys[TPSTAT_BY_KEYS];	/* each key as given */
+	int kinds[TPSTAT_BY_KEYS];
+	bool signed_keys[TPSTAT_BY_KEYS];
+	const char *value_expr;	/* --value EXPR, or NULL */
+	bool value_signed;
+	__u64 minmax_lost;	/* --value min/max updates given up */
 	const struct tpstat_by_entry *entries;	/* the top ones, most counted first */
 	int n;
 	__u64 nkeys;		/* keys in the table, shown or not */
@@ -44,6 +52,9 @@ int fmt_cpu_counts(const __u64 *slots, int possible, __u64 *per_cpu, __u64 *rest
 #define FMT_KEY_LEN 72
 void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, char *buf,
 		size_t len);
+/* Key @i of a tuple as text, as fmt_by_key does one key. */
+void fmt_by_key_i(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, int i,
+		  char *buf, size_t len);
 
 /* One --latency, on its END tracepoint's row: the histogram of ns and the accounting. */
 struct tpstat_lat_row {

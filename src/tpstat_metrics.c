@@ -172,6 +172,44 @@ static void lat_metrics(struct metrics *m, const struct tpstat_mview *v)
 		}
 }
 
+/* What a series of a --by key holds. */
+enum key_value { KEY_HITS, KEY_SUM, KEY_MIN, KEY_MAX };
+
+/*
+ * One series per shown key of @br: {tracepoint, key_expr, key} for one key, {tracepoint,
+ * key_expr, key1, key2, ...} for a tuple. fmt_by_key gives two comms two texts.
+ */
+static void key_series(struct metrics *m, const char *tp, const struct tpstat_by_row *br,
+		       enum key_value what)
+{
+	static const char *const names[TPSTAT_BY_KEYS] = { "key1", "key2", "key3", "key4" };
+	char key[TPSTAT_BY_KEYS][FMT_KEY_LEN];
+	struct metrics_label l[2 + TPSTAT_BY_KEYS];
+	int nl = br->nk > 1 ? br->nk : 1;
+
+	l[0] = (struct metrics_label){ "tracepoint", tp };
+	l[1] = (struct metrics_label){ "key_expr", br->key_expr };
+	for (int e = 0; e < br->n; e++) {
+		const struct tpstat_by_entry *en = &br->entries[e];
+		__u64 val = what == KEY_HITS ? en->count : what == KEY_SUM ? en->sum :
+			    what == KEY_MIN ? en->min : en->max;
+
+		if (br->nk > 1) {
+			for (int k = 0; k < br->nk; k++) {
+				fmt_by_key_i(br, en, k, key[k], sizeof(key[k]));
+				l[2 + k] = (struct metrics_label){ names[k], key[k] };
+			}
+		} else {
+			fmt_by_key(br, en, key[0], sizeof(key[0]));
+			l[2] = (struct metrics_label){ "key", key[0] };
+		}
+		if (what != KEY_HITS && br->value_signed)
+			metrics_double(m, l, 2 + nl, (double)(__s64)val);
+		else
+			metrics_u64(m, l, 2 + nl, val);
+	}
+}
+
 /* What a --by table's one-sample-per-table family holds. */
 enum by_value { BY_OTHER, BY_DROPPED, BY_KEYS, BY_SHOWN };
 
@@ -291,21 +329,28 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 	 */
 	for (int i = 0, first = 1; i < v->n; i++)
 		for (int b = 0; b < v->tp[i].nbys; b++) {
-			const struct tpstat_by_row *br = &v->tp[i].bys[b];
-			char key[FMT_KEY_LEN];
-
 			if (first)
 				metrics_family(m, "bareatom_tracepoint_key_hits", METRICS_COUNTER, NULL,
-					       "Hits per key (tpstat --by), the top --top keys.");
+					       "Hits per key (tpstat --by), the top --top keys; a tuple of "
+					       "keys has a label per key, key1, key2, ...");
 			first = 0;
-			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
-			l[1] = (struct metrics_label){ "key_expr", br->key_expr };
-			for (int e = 0; e < br->n; e++) {
-				fmt_by_key(br, &br->entries[e], key, sizeof(key));
-				l[2] = (struct metrics_label){ "key", key };
-				metrics_u64(m, l, 3, br->entries[e].count);
-			}
+			key_series(m, v->tp[i].tp->name, &v->tp[i].bys[b], KEY_HITS);
 		}
+	for (enum key_value what = KEY_SUM; what <= KEY_MAX; what++)
+		for (int i = 0, first = 1; i < v->n; i++)
+			for (int b = 0; b < v->tp[i].nbys; b++) {
+				if (!v->tp[i].bys[b].value_expr)
+					continue;
+				if (first)
+					metrics_family(m, what == KEY_SUM ? "bareatom_tracepoint_key_value_summed" :
+						       what == KEY_MIN ? "bareatom_tracepoint_key_value_min" :
+						       "bareatom_tracepoint_key_value_max", METRICS_GAUGE, NULL,
+						       what == KEY_SUM ? "The sum of --value's field per key." :
+						       what == KEY_MIN ? "The least --value per key." :
+						       "The greatest --value per key.");
+				first = 0;
+				key_series(m, v->tp[i].tp->name, &v->tp[i].bys[b], what);
+			}
 	by_family(m, v, "bareatom_tracepoint_key_other_hits", METRICS_COUNTER,
 		  "Hits of the keys beyond --top, together (tpstat --by).", BY_OTHER);
 	by_family(m, v, "bareatom_tracepoint_key_dropped", METRICS_COUNTER,

@@ -280,8 +280,8 @@ static int compile_filter(struct tpfield_btfs *btfs, const struct tp_info *tp,
 }
 
 int tpstat_compile_fields(const struct tpstat_opts *o, const struct tp_info *const *tps,
-			  struct tpfield *fields, struct tpfield *keys, struct tpfilter *filters,
-			  struct tpfield (*lat_keys)[2])
+			  struct tpfield *fields, struct tpfield (*keys)[TPSTAT_BY_KEYS + 1],
+			  struct tpfilter *filters, struct tpfield (*lat_keys)[2])
 {
 	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
 	int status = 0;
@@ -297,9 +297,14 @@ int tpstat_compile_fields(const struct tpstat_opts *o, const struct tp_info *con
 		}
 	}
 	for (int b = 0; b < o->nby && !status; b++) {
-		memset(&keys[b], 0, sizeof(keys[b]));
-		if (o->by[b].kind == TPSTAT_KEY_EXPR)
-			status = compile_one(&btfs, tps[o->by[b].idx], "by", o->by[b].key, &keys[b]);
+		memset(keys[b], 0, sizeof(keys[b]));
+		for (int i = 0; i < o->by[b].nkeys && !status; i++)
+			if (o->by[b].kinds[i] == TPSTAT_KEY_EXPR)
+				status = compile_one(&btfs, tps[o->by[b].idx], "by", o->by[b].keys[i],
+						     &keys[b][i]);
+		if (!status && o->by[b].value)
+			status = compile_one(&btfs, tps[o->by[b].idx], "value", o->by[b].value,
+					     &keys[b][TPSTAT_BY_KEYS]);
 	}
 	for (int k = 0; k < o->nfilter && !status; k++)
 		status = compile_filter(&btfs, tps[o->filter[k].idx], &o->filter[k], &filters[k]);

@@ -23,13 +23,13 @@ int tpstat_resolve_names(const struct tpstat_opts *o, const struct tp_list *l,
 			 const struct tp_info **tps);
 
 /*
- * Compile each --hist EXPR (@o->hist[]) into @fields, each --by EXPR key (@o->by[]) into
- * @keys, each --filter (@o->filter[]) into @filters and each --latency's EXPR keys
+ * Compile each --hist EXPR (@o->hist[]) into @fields, each --by's EXPR keys (@o->by[]) into
+ * @keys[b][0..] and its --value into @keys[b][TPSTAT_BY_KEYS], each --filter (@o->filter[]) into @filters and each --latency's EXPR keys
  * (@o->lat[], START and END) into @lat_keys, against their tracepoint's arguments in BTF.
  * Returns 0, EXIT_USAGE after one line naming what exists instead, or 1.
  */
 int tpstat_compile_fields(const struct tpstat_opts *o, const struct tp_info *const *tps,
-			  struct tpfield *fields, struct tpfield *keys, struct tpfilter *filters,
-			  struct tpfield (*lat_keys)[2]);
+			  struct tpfield *fields, struct tpfield (*keys)[TPSTAT_BY_KEYS + 1],
+			  struct tpfilter *filters, struct tpfield (*lat_keys)[2]);
 
 #endif /* __BAREATOM_TPSTAT_NAMES_H */

@@ -27,12 +27,16 @@ struct tpstat_hist_opt {
 	long long lmin, lmax, lstep;
 };
 
-/* --by TP:KEY */
+/* --by TP:KEY[,KEY...] [--value EXPR] */
 struct tpstat_by_opt {
 	char tp[TP_NAME_LEN];
-	const char *key;	/* cpu, comm, pid, cgroup or an EXPR */
-	int kind;		/* enum tpstat_key_kind */
+	const char *key;	/* the keys as given: "cpu", "cpu,comm" */
+	int kind;		/* enum tpstat_key_kind of the first key */
 	int idx;
+	int nkeys;
+	const char *keys[TPSTAT_BY_KEYS];	/* each: cpu, comm, pid, cgroup or an EXPR */
+	int kinds[TPSTAT_BY_KEYS];
+	const char *value;	/* --value EXPR, or NULL */
 };
 
 /* --filter TP:'EXPR OP VALUE' */

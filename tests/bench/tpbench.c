@@ -259,7 +259,10 @@ static struct tpstat_bpf *open_fields(bool hist)
 		bpf_map__set_max_entries(t->maps.hist_cpu, possible_cpus);
 	} else {
 		t->rodata->nby = 1;
-		((struct tpstat_by *)&t->rodata->by_spec[0])->kind = TPSTAT_KEY_CPU;
+		struct tpstat_by *by = (struct tpstat_by *)&t->rodata->by_spec[0];
+
+		by->nkeys = 1;
+		by->kind[0] = TPSTAT_KEY_CPU;
 	}
 	if (tpstat_bpf__load(t))
 		die("load tpstat.bpf.o's fields program");

@@ -103,7 +103,11 @@ usage_error "--bare chooses what -l lists: it needs -l" --bare sched_switch
 usage_error "-x has no columns for --hist: use -j, or the table" -x, --hist tpgen_a:seq
 usage_error "-x has no columns for --lhist" -x, --lhist tpgen_a:seq:0:100:10
 usage_error "-x has no columns for --by" -x, --by sched_switch:cpu
-usage_error "--by 'sched_switch:cpu,comm': one key per --by" --by sched_switch:cpu,comm
+usage_error "--by 'sched_switch:cpu,cpu': key 'cpu' is given twice" --by sched_switch:cpu,cpu
+usage_error "--by 'sched_switch:cpu,pid,comm,cgroup,prev->pid': at most 4 keys" --by 'sched_switch:cpu,pid,comm,cgroup,prev->pid'
+usage_error "--by 'sched_switch:cpu,': an empty key" --by sched_switch:cpu,
+usage_error "--value 'prev->prio' sums a field per key of the --by before it" --value 'prev->prio' sched_switch
+usage_error "--value 'prev->prio': --by sched_switch:cpu has a --value already" --by sched_switch:cpu --value 'prev->prio' --value 'prev->prio'
 usage_error "invalid CPU list '0,,1'" -C 0,,1 sched_switch
 usage_error "invalid CPU list '3-1'" -C 3-1 sched_switch
 usage_error "invalid CPU list '8192': CPUs from 0 to 8191" -C 8192 sched_switch

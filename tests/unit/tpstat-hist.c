@@ -141,10 +141,11 @@ int main(void)
 		}
 	}
 	{
-		struct tpstat_by_entry e[2] = { { { 0x6873 /* "sh" */ }, 7 }, { { 0x74696e69 /* "init" */ }, 2 } };
+		struct tpstat_by_entry e[2] = { { .k = { 0x6873 /* "sh" */ }, .count = 7 },
+						{ .k = { 0x74696e69 /* "init" */ }, .count = 2 } };
 		struct tpstat_by_row br = { .key_expr = "comm", .kind = TPSTAT_KEY_COMM, .entries = e,
 			.n = 2, .nkeys = 5, .other = 4, .dropped = 1 };
-		struct tpstat_by_entry ne[1] = { { { (__u64)-3 }, 9 } };
+		struct tpstat_by_entry ne[1] = { { .k = { (__u64)-3 }, .count = 9 } };
 		struct tpstat_by_row nr = { .key_expr = "change", .kind = TPSTAT_KEY_EXPR,
 			.is_signed = true, .entries = ne, .n = 1, .nkeys = 1 };
 		struct tpstat_by_row rows2[2] = { br, nr };
