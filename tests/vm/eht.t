@@ -288,6 +288,18 @@ is "$(jq -s -c '[(.[:-1] | all(.final == false)), last.final, (last.hosts | leng
 out=$(eht-hosts -j -- igmp-send -S br0 -n h2 -i eth0 block $GA $S1)
 is "$(jq -c '[.hosts, .events.br_eht_fast_leave]' <<<"$out")" "[[],1]" "h2 leaves $GA (fast leave)"
 
+# A host's lifetime, from its create to its destroy tracepoint: tpstat --latency keyed by the
+# host's own pointer. Two hosts, one kept 200 ms and one 100 ms, each gone by fast leave.
+life="igmp-send -S br0 -n h1 -i eth0 join $GA; sleep 0.2; igmp-send -S br0 -n h1 -i eth0 leave $GA
+igmp-send -S br0 -n h2 -i eth0 join $GA; sleep 0.1; igmp-send -S br0 -n h2 -i eth0 leave $GA"
+out=$(tpstat -o /dev/stdout -a -j --latency 'br_eht_host_create:eht_host,br_eht_host_destroy:eht_host' -- sh -c "$life")
+ok $? "tpstat --latency br_eht_host_create:eht_host,br_eht_host_destroy:eht_host over two hosts"
+l=$(grep '"final":true' <<<"$out" | jq -c '.tracepoints[] | select(.name == "br_eht_host_destroy") | .latency[0]')
+is "$(jq -c '[.samples, .matched, .no_start, .replaced, .open, .dropped, .start_errors, .end_errors]' <<<"$l")" \
+	"[2,2,0,0,0,0,0,0]" "two lifetimes, both matched, nothing else"
+is "$(jq '.min >= 100000000 and .max < 10000000000' <<<"$l")" true \
+	"each at least the 100 ms the host was kept ($(jq -c '[.min, .max]' <<<"$l") ns)"
+
 # A nearly full table while rows come and go: snapshots are complete, -w invents nothing.
 mkdir "$tmp/full"
 eht-hosts -w -i 0.05 -- "$me" --full "$tmp/full" >"$tmp/full/w.out" 2>"$tmp/full/err"
