@@ -363,7 +363,9 @@ static __always_inline void record_latency(const int idx, const __u64 *args, __u
 			if (!lat_key(&sp->end, args, cpu, &k))
 				atomic_add(&lat_stats[l].end_errors, 1);
 			else if (tpstat_lat_end(&lat_stats[l], l, k, now, &delta))
-				tpstat_hist_record(&lat_hist[l], delta, false, tpstat_bucket(delta, false));
+				tpstat_hist_record(&lat_hist[l], delta, false,
+						   sp->bounds.linear ? tpstat_lbucket(delta, &sp->bounds) :
+						   tpstat_bucket(delta, false));
 		}
 		if (sp->start.field.tp == idx) {
 			if (!lat_key(&sp->start, args, cpu, &k))

@@ -134,6 +134,7 @@ struct tpstat_lat_side {
 /* Set in .rodata before load. */
 struct tpstat_lat_spec {
 	struct tpstat_lat_side start, end;
+	struct tpstat_field bounds;	/* linear: --lhist-style buckets of ns; else log2 */
 };
 
 /* The table's key: which --latency, and the value of its KEY expression. */

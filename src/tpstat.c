@@ -517,7 +517,9 @@ static void fields_rows(struct state *s, bool interval)
 				.hist = { .expr = "ns", .samples = c->samples, .sum = c->sum,
 					  .sum_hi = c->sum_hi, .min = c->min, .max = c->max,
 					  .minmax_lost = c->minmax_lost, .buckets = c->buckets,
-					  .interval = interval },
+					  .interval = interval, .linear = la->opt->linear,
+					  .lmin = la->opt->lmin, .lmax = la->opt->lmax,
+					  .lstep = (__u64)la->opt->lstep },
 				.matched = la->raw.samples, .no_start = la->st.no_start,
 				.replaced = la->st.replaced, .open = la->open, .dropped = la->st.dropped,
 				.start_errors = la->st.start_errors, .end_errors = la->st.end_errors,
@@ -916,6 +918,12 @@ static void set_fields(struct state *s)
 				ds->field.steps[st].size = f->steps[st].size;
 			}
 		}
+	}
+	for (int l = 0; l < o->nlat; l++) {
+		struct tpstat_lat_spec *d = (struct tpstat_lat_spec *)&s->skel->rodata->lat_spec[l];
+
+		d->bounds = (struct tpstat_field){ .linear = o->lat[l].linear, .lmin = o->lat[l].lmin,
+			.lmax = o->lat[l].lmax, .lstep = (__u64)o->lat[l].lstep };
 	}
 	bpf_map__set_max_entries(s->skel->maps.lat_open, o->nlat ? TPSTAT_LAT_ENTRIES : 1);
 	s->skel->rodata->nfilter = o->nfilter;

@@ -101,7 +101,7 @@ static const struct argp_option options[] = {
 	{ "by", OPT_BY, "TP:KEY[,KEY..]", 0, "Count TP per KEY (up to 4 as a tuple): cpu,\ncomm, pid, cgroup or a field EXPR\n(repeatable)", 0 },
 	{ "value", OPT_VALUE, "EXPR", 0, "With the --by before it: the sum, min, max and\navg of the field EXPR per key", 0 },
 	{ "filter", OPT_FILTER, "TP:COND", 0, "Count only TP's events where COND, 'EXPR OP\nVALUE', holds: EXPR a field, cpu, pid, comm or\ncgroup, OP == != < <= > >= or &, VALUE a\nnumber or an enum name; repeatable, ANDed", 0 },
-	{ "latency", OPT_LATENCY, "START:KEY,END:KEY", 0, "Log2 histogram of the ns from START to\nEND with the same KEY (cpu, pid, cgroup or\na field EXPR; a pointer too); repeatable", 0 },
+	{ "latency", OPT_LATENCY, "START:KEY,END:KEY", 0, "Log2 histogram of the ns from START to\nEND with the same KEY (cpu, pid, cgroup or\na field EXPR; a pointer too); repeatable;\nEND:KEY:MIN:MAX:STEP: linear buckets of ns", 0 },
 	{ "top", OPT_TOP, "N", 0, "With --by: show the N keys counted most\n(default 10), the rest summed", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under\n" PIN_DIR " while running", 0 },
 	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics\n(ADDR: IPv4, [IPv6] or a host name)", 0 },
@@ -279,6 +279,30 @@ static void parse_latency(struct tpstat_opts *o, char *arg)
 	l->text = arg;
 	l->key[0] = split_tp(copy, l->tp[0], sizeof(l->tp[0]), "latency", form);
 	l->key[1] = split_tp(comma + 1, l->tp[1], sizeof(l->tp[1]), "latency", form);
+	/* END:KEY:MIN:MAX:STEP: --lhist's buckets, of ns (a KEY has no ':'). */
+	if (strchr(l->key[1], ':')) {
+		char *p[3], *end = (char *)l->key[1];
+		unsigned long long n;
+
+		for (int k = 2; k >= 0; k--) {
+			p[k] = strrchr(end, ':');
+			if (!p[k])
+				cli_usage_error("tpstat", "invalid --latency '%s': START:KEY,END:KEY or "
+						"START:KEY,END:KEY:MIN:MAX:STEP (ns)", arg);
+			*p[k]++ = '\0';
+		}
+		l->lmin = parse_ll(p[0], arg, "MIN");
+		l->lmax = parse_ll(p[1], arg, "MAX");
+		l->lstep = parse_ll(p[2], arg, "STEP");
+		if (l->lmin < 0 || l->lmax <= l->lmin || l->lstep <= 0)
+			cli_usage_error("tpstat", "invalid --latency '%s': 0 <= MIN < MAX and STEP > 0 "
+					"(ns)", arg);
+		n = buckets_lhist_steps(l->lmin, l->lmax, l->lstep);
+		if (n > TPSTAT_LHIST_MAX)
+			cli_usage_error("tpstat", "--latency '%s': %llu buckets, at most %d: a larger "
+					"STEP", arg, n, TPSTAT_LHIST_MAX);
+		l->linear = true;
+	}
 	for (int side = 0; side < 2; side++) {
 		l->kind[side] = tpfilter_key(l->key[side]);
 		if (l->kind[side] == TPFILTER_KEY_COMM)

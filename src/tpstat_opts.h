@@ -53,6 +53,8 @@ struct tpstat_lat_opt {
 	const char *key[2];	/* cpu, pid, cgroup or an EXPR */
 	int kind[2];		/* enum tpfilter_key */
 	int idx[2];		/* each tracepoint's index in names */
+	bool linear;		/* :MIN:MAX:STEP after END's KEY: linear buckets of ns */
+	long long lmin, lmax, lstep;
 };
 
 struct tpstat_opts {

@@ -32,6 +32,13 @@ is "$(jq '.min >= 200000 and ([.buckets[] | select(.low < 131072)] | length) == 
 is "$(jq '([.buckets[] | select(.low == 131072) | .count] | add) * 2 > .samples' <<<"$l")" true \
 	"most land in [131072, 262143] ns: $(jq -c '[.buckets[] | [.low, .count]]' <<<"$l")"
 
+# The same with --lhist-style buckets of 100,000 ns: all in [200000, 299999] or above.
+out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:seq,tpgen_b:seq:0:1000000:100000' -- taskset -c 0 sh -c "echo tpgen_a 100 pair 200000 > $TPGEN/fire")
+l=$(lat "$out" tpgen_b 0)
+is "$(jq '.matched == 100 and ([.buckets[] | select(.low < 200000)] | length) == 0 and
+	([.buckets[] | select(.low == 200000 and .high == 299999) | .count] | add) * 2 > 100' <<<"$l")" true \
+	"END:KEY:0:1000000:100000: linear buckets, none below 200000, most in [200000, 299999]: $(jq -c '[.buckets[] | [.low, .count]]' <<<"$l")"
+
 # 2. Starts twice before the ends: the second 100 replace the first; 150 ends, 50 with no start.
 out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c \
 	"echo tpgen_a 100 > $TPGEN/fire; echo tpgen_a 100 > $TPGEN/fire; echo tpgen_b 150 > $TPGEN/fire")
