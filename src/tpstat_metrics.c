@@ -121,6 +121,16 @@ static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const str
 	hist_metric_l(m, l, 2, h);
 }
 
+/* A latency's labels {start, end, key_expr}; @keys holds key_expr's text. */
+static void lat_labels(struct metrics_label *l, const char *end, const struct tpstat_lat_row *lr,
+		       char *keys, size_t len)
+{
+	snprintf(keys, len, "%s,%s", lr->start_key, lr->end_key);
+	l[0] = (struct metrics_label){ "start", lr->start_tp };
+	l[1] = (struct metrics_label){ "end", end };
+	l[2] = (struct metrics_label){ "key_expr", keys };
+}
+
 /*
  * --latency: a histogram of ns per latency, {start, end, key_expr}, and where every START
  * and END went, one counter per outcome: START = matched + open + replaced + dropped +
@@ -136,11 +146,9 @@ static void lat_metrics(struct metrics *m, const struct tpstat_mview *v)
 	for (int i = 0; i < v->n; i++)
 		for (int k = 0; k < v->tp[i].nlats; k++) {
 			const struct tpstat_lat_row *lr = &v->tp[i].lats[k];
-			struct metrics_label l[3] = { { "start", lr->start_tp },
-						      { "end", v->tp[i].tp->name },
-						      { "key_expr", keys } };
+			struct metrics_label l[3];
 
-			snprintf(keys, sizeof(keys), "%s,%s", lr->start_key, lr->end_key);
+			lat_labels(l, v->tp[i].tp->name, lr, keys, sizeof(keys));
 			if (first)
 				metrics_family(m, "bareatom_latency_nanoseconds", METRICS_HISTOGRAM, NULL,
 					       "Time from START to END of the same key (tpstat "
@@ -154,11 +162,9 @@ static void lat_metrics(struct metrics *m, const struct tpstat_mview *v)
 			const struct tpstat_lat_row *lr = &v->tp[i].lats[k];
 			const __u64 val[] = { lr->matched, lr->no_start, lr->replaced, lr->open,
 					      lr->dropped, lr->start_errors, lr->end_errors };
-			struct metrics_label l[4] = { { "start", lr->start_tp },
-						      { "end", v->tp[i].tp->name },
-						      { "key_expr", keys } };
+			struct metrics_label l[4];
 
-			snprintf(keys, sizeof(keys), "%s,%s", lr->start_key, lr->end_key);
+			lat_labels(l, v->tp[i].tp->name, lr, keys, sizeof(keys));
 			if (first)
 				metrics_family(m, "bareatom_latency_events", METRICS_COUNTER, NULL,
 					       "Where each START and END of a --latency went: START = "

@@ -93,17 +93,19 @@ if [ "\$(cat "$tmp/crash-limit")" -gt "\$n" ]; then echo "crashing on purpose" >
 exec "$real" "\$@"
 WRAP
 chmod +x "$tmp/bin/qemu-system-x86_64"
-echo 1 >"$tmp/crash-limit"
-PATH=$tmp/bin:$PATH BAREATOM_ACCEL=tcg "$rv" --init minimal --timeout 120 -- echo ran >"$tmp/out" 2>"$tmp/err"
-rc=$?
+# crash_boot N: run-vm with a qemu that crashes its first N boots; sets rc (out, err, crashes).
+crash_boot() {
+	rm -f "$tmp/crashes"
+	echo "$1" >"$tmp/crash-limit"
+	PATH=$tmp/bin:$PATH BAREATOM_ACCEL=tcg "$rv" --init minimal --timeout 120 -- echo ran >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+crash_boot 1
 is "$rc:$(cat "$tmp/out"):$(cat "$tmp/crashes")" "0:ran:2" \
 	"qemu crashing once before the guest came up: booted again, the command ran once"
 grep -q "^run-vm: qemu died of signal 11 before the guest came up (qemu.log: crashing on purpose ); booting once more$" "$tmp/err"
 ok $? "and says so: $(grep "booting once more" "$tmp/err")"
-rm -f "$tmp/crashes"
-echo 9 >"$tmp/crash-limit"
-PATH=$tmp/bin:$PATH BAREATOM_ACCEL=tcg "$rv" --init minimal --timeout 120 -- echo ran >"$tmp/out" 2>"$tmp/err"
-rc=$?
+crash_boot 9
 is "$rc:$(cat "$tmp/out"):$(cat "$tmp/crashes")" "125::2" \
 	"qemu crashing every time: exit 125 after two boots, the command never ran"
 grep -q "^run-vm: the guest never came up (qemu died of signal 11) (console log: " "$tmp/err"
