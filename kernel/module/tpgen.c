@@ -544,11 +544,75 @@ static int tpgen_last_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(tpgen_last);
 
+/*
+ * A probe of tpgen's own on each of its tracepoints, from load to unload,
+ * keeps their static keys enabled. Attaching or detaching a BPF program then
+ * only swaps the tracepoint's array of probes, and never patches the code
+ * that a CPU in tpgen's firing loop is running. Under QEMU's TCG, such a
+ * patch (text_poke_bp() turning the site into a jump or back into a NOP)
+ * while another vCPU looped over the site has left that vCPU stuck at the
+ * site for good: an RCU stall with the same RIP and seq for ten minutes.
+ * The probes do nothing; keep_enabled=0 leaves the keys to the programs.
+ */
+static bool keep_enabled = true;
+module_param(keep_enabled, bool, 0444);
+MODULE_PARM_DESC(keep_enabled,
+		 "Keep the tracepoints enabled with an empty probe (default 1)");
+
+static void tpgen_keep_seq_ctx(void *data, u64 seq, struct tpgen_ctx *ctx)
+{
+}
+
+static void tpgen_keep_seq(void *data, u64 seq)
+{
+}
+
+static void tpgen_unkeep(void)
+{
+	unregister_trace_tpgen_event(tpgen_keep_seq, NULL);
+	unregister_trace_tpgen_b(tpgen_keep_seq_ctx, NULL);
+	unregister_trace_tpgen_a(tpgen_keep_seq_ctx, NULL);
+	/* No CPU may be in a probe of this module once it is gone. */
+	tracepoint_synchronize_unregister();
+}
+
+static int tpgen_keep(void)
+{
+	int err;
+
+	err = register_trace_tpgen_a(tpgen_keep_seq_ctx, NULL);
+	if (err)
+		return err;
+	err = register_trace_tpgen_b(tpgen_keep_seq_ctx, NULL);
+	if (err)
+		goto out_a;
+	err = register_trace_tpgen_event(tpgen_keep_seq, NULL);
+	if (err)
+		goto out_b;
+	return 0;
+out_b:
+	unregister_trace_tpgen_b(tpgen_keep_seq_ctx, NULL);
+out_a:
+	unregister_trace_tpgen_a(tpgen_keep_seq_ctx, NULL);
+	tracepoint_synchronize_unregister();
+	return err;
+}
+
 static int __init tpgen_init(void)
 {
+	int err;
+
+	if (keep_enabled) {
+		err = tpgen_keep();
+		if (err)
+			return err;
+	}
 	tpgen_dir = debugfs_create_dir("tpgen", NULL);
-	if (IS_ERR(tpgen_dir))
+	if (IS_ERR(tpgen_dir)) {
+		if (keep_enabled)
+			tpgen_unkeep();
 		return PTR_ERR(tpgen_dir);
+	}
 	debugfs_create_file("fire", 0200, tpgen_dir, NULL, &tpgen_fire_fops);
 	debugfs_create_file("stats", 0444, tpgen_dir, NULL, &tpgen_stats_fops);
 	debugfs_create_file("last", 0444, tpgen_dir, NULL, &tpgen_last_fops);
@@ -558,6 +622,8 @@ static int __init tpgen_init(void)
 static void __exit tpgen_exit(void)
 {
 	debugfs_remove_recursive(tpgen_dir);
+	if (keep_enabled)
+		tpgen_unkeep();
 }
 
 module_init(tpgen_init);

@@ -156,6 +156,22 @@ for i in 1 2 3 4 5; do
 		rmmod tpgen && modprobe tpgen && rounds=$i
 done
 is "$rounds" 5 "rmmod tpgen and modprobe tpgen right after those fires, 5 times over"
+
+# tpgen keeps its tracepoints enabled with an empty probe of its own (keep_enabled, default
+# on), so that a program attached or detached while a CPU fires never patches the running
+# code (a TCG guest hung on that). With keep_enabled=0 it loads, fires and counts the same.
+is "$(cat /sys/module/tpgen/parameters/keep_enabled)" Y "keep_enabled is on by default"
+n0=$(tpgen_stat tpgen_a)
+out=$(tpstat -o /dev/stdout -a -j tpgen_a -- sh -c "echo tpgen_a 1000 > $TPGEN/fire")
+is "$(grep '"final":true' <<<"$out" | jq '.tracepoints[0].count') $(( $(tpgen_stat tpgen_a) - n0 ))" "1000 1000" \
+	"with tpgen's own probe beside it, tpstat counts the 1000 fired, exactly"
+rmmod tpgen && modprobe tpgen keep_enabled=0 &&
+	[ "$(cat /sys/module/tpgen/parameters/keep_enabled)" = N ]
+ok $? "modprobe tpgen keep_enabled=0"
+out=$(tpstat -o /dev/stdout -a -j tpgen_a -- sh -c "echo tpgen_a 1000 > $TPGEN/fire")
+is "$(grep '"final":true' <<<"$out" | jq '.tracepoints[0].count')" 1000 "and counts the same 1000"
+rmmod tpgen && modprobe tpgen
+ok $? "back to the default"
 is "$(dmesg | sed -n '/tpgen.t: unload after fires/,$p' | grep -c 'BUG\|Oops\|WARNING\|general protection')" 0 \
 	"no BUG, Oops or WARNING in the kernel log since"
 done_testing

@@ -90,7 +90,9 @@ for run in 1 2 3; do
 	for _ in $(seq 100); do [ -e /sys/fs/bpf/bareatom/tpstat/link_tpgen_a ] && break; sleep 0.05; done
 	# Bounded (seconds under TCG), so that a grace period that CPU 1's firing holds off ends
 	# with the firing at the latest: tpstat's detach waits for one, and the SIGINT below
-	# is sent only once tpstat is done (once, with 2^40 events, the guest hung for good).
+	# is sent only once tpstat is done. (The guest that hung for good here was CPU 1 stuck
+	# at the tracepoint's jump site while the detach patched it: tpgen now keeps its
+	# tracepoints enabled, so a detach patches no code; see keep_enabled in tpgen.c.)
 	taskset -c 1 write1 $TPGEN/fire "tpgen_a 300000000" >/dev/null &
 	firer=$!
 	wait $tp
