@@ -473,6 +473,22 @@ static bool toggle_pause(struct state *s)
 	return true;
 }
 
+/* A histogram's counts as a row: @shown, or with @interval its delta since @prev (in @delta). */
+static struct tpstat_hist_row hist_row(const struct tpstat_hist *shown,
+				       const struct tpstat_hist *prev, struct tpstat_hist *delta,
+				       bool interval)
+{
+	const struct tpstat_hist *c = shown;
+
+	if (interval) {
+		buckets_sub(delta, shown, prev);
+		c = delta;
+	}
+	return (struct tpstat_hist_row){ .samples = c->samples, .errors = c->errors,
+		.sum = c->sum, .sum_hi = c->sum_hi, .min = c->min, .max = c->max,
+		.minmax_lost = c->minmax_lost, .buckets = c->buckets, .interval = interval };
+}
+
 /*
  * The --hist and --by rows of each tracepoint, from the counts shown now: the histograms'
  * totals, or with @interval the deltas since the previous report (min and max stay totals).
@@ -486,44 +502,35 @@ static void fields_rows(struct state *s, bool interval)
 
 		for (int k = 0; k < tp->nhists; k++) {
 			struct hist *hi = tp->hists[k];
-			const struct tpstat_hist *c = &hi->shown;
+			struct tpstat_hist_row *r = &tp->hist_rows[k];
 
-			if (interval) {
-				buckets_sub(&hi->delta, &hi->shown, &hi->prev);
-				c = &hi->delta;
-			}
-			tp->hist_rows[k] = (struct tpstat_hist_row){
-				.expr = hi->opt->expr, .is_signed = hi->field.is_signed,
-				.samples = c->samples, .errors = c->errors, .sum = c->sum,
-				.sum_hi = c->sum_hi, .min = c->min,
-				.max = c->max, .minmax_lost = c->minmax_lost, .buckets = c->buckets,
-				.interval = interval, .linear = hi->opt->linear, .lmin = hi->opt->lmin,
-				.lmax = hi->opt->lmax, .lstep = hi->opt->lstep,
-			};
+			*r = hist_row(&hi->shown, &hi->prev, &hi->delta, interval);
+			r->expr = hi->opt->expr;
+			r->is_signed = hi->field.is_signed;
+			r->linear = hi->opt->linear;
+			r->lmin = hi->opt->lmin;
+			r->lmax = hi->opt->lmax;
+			r->lstep = hi->opt->lstep;
 		}
 		for (int k = 0; k < tp->nbys; k++)
 			tp->by_rows[k] = by_row(s, tp->bys[k]);
 		for (int k = 0; k < tp->nlats; k++) {
 			struct lat *la = tp->lats[k];
-			const struct tpstat_hist *c = &la->raw;
+			struct tpstat_lat_row *r = &tp->lat_rows[k];
 
-			if (interval) {
-				buckets_sub(&la->delta, &la->raw, &la->prev);
-				c = &la->delta;
-			}
-			tp->lat_rows[k] = (struct tpstat_lat_row){
+			*r = (struct tpstat_lat_row){
 				.text = la->opt->text, .start_tp = s->tp[la->opt->idx[0]].info->name,
 				.start_key = la->opt->key[0], .end_key = la->opt->key[1],
-				.hist = { .expr = "ns", .samples = c->samples, .sum = c->sum,
-					  .sum_hi = c->sum_hi, .min = c->min, .max = c->max,
-					  .minmax_lost = c->minmax_lost, .buckets = c->buckets,
-					  .interval = interval, .linear = la->opt->linear,
-					  .lmin = la->opt->lmin, .lmax = la->opt->lmax,
-					  .lstep = (__u64)la->opt->lstep },
+				.hist = hist_row(&la->raw, &la->prev, &la->delta, interval),
 				.matched = la->raw.samples, .no_start = la->st.no_start,
 				.replaced = la->st.replaced, .open = la->open, .dropped = la->st.dropped,
 				.start_errors = la->st.start_errors, .end_errors = la->st.end_errors,
 			};
+			r->hist.expr = "ns";
+			r->hist.linear = la->opt->linear;
+			r->hist.lmin = la->opt->lmin;
+			r->hist.lmax = la->opt->lmax;
+			r->hist.lstep = (__u64)la->opt->lstep;
 		}
 		s->rows[i].hists = tp->hist_rows;
 		s->rows[i].nhists = tp->nhists;
