@@ -31,6 +31,26 @@ is() {
 	fi
 }
 diag() { echo "# $*"; }
+
+# The bounds of wait_until are multiplied by TAP_SLOW, a whole number (BAREATOM_TEST_SLOW
+# in the environment, default 1): a loaded host can make the guest several times slower.
+TAP_SLOW=${BAREATOM_TEST_SLOW:-1}
+[[ $TAP_SLOW =~ ^[1-9][0-9]*$ ]] || TAP_SLOW=1
+# wait_until SECS DESC CMD...: run CMD (its output dropped) every 0.1 s until it succeeds.
+# After SECS x TAP_SLOW seconds without success, say what was waited for (diag, on stdout)
+# and return 1. Bounds are generous: one is only reached on a hang, and costs nothing else.
+wait_until() {
+	local secs=$(($1 * TAP_SLOW)) desc=$2 end
+	shift 2
+	end=$((SECONDS + secs))
+	until "$@" >/dev/null 2>&1; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			diag "waited $secs s for $desc"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
 # skip REASON: a test not run here, counted as passed
 skip() { echo "ok $((tap_n += 1)) # skip $*"; }
 done_testing() { echo "1..$tap_n"; }

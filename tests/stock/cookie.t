@@ -6,10 +6,7 @@
 # cookie-gend/cookie portability checks go here: add a case for every feature that must work
 # on a kernel we did not build (tpgen-driven cookies cannot: tpgen.t covers that).
 . "$(dirname "$0")/../lib/tap.sh"
-for _ in $(seq 300); do
-	cookie --stats >/dev/null 2>&1 && break
-	sleep 0.1
-done
+wait_until 300 "cookie-gend to answer STATS" cookie --stats
 is "$(systemctl is-active cookie-gend)" active "cookie-gend runs under systemd"
 work=$(mktemp -d)
 cookie -n 1000 --socket-only >"$work/socket"

@@ -32,9 +32,12 @@ xlated_has() {
 
 # tpstat --pin
 pin=/sys/fs/bpf/bareatom/tpstat
+lines_after() { [ "$(wc -l <"$2")" -gt "$1" ]; }
 tpstat -j -i 0.2 --pin tpgen_a tpgen_b > /tmp/tpstat.out &
 tp=$!
-for _ in $(seq 100); do [ -e $pin/link_tpgen_b ] && break; sleep 0.1; done
+wait_until 600 "tpstat --pin to pin its links" test -e $pin/link_tpgen_b
+# Its pins come before its loop: signals (SIGUSR1 below) are its own once it prints.
+wait_until 300 "tpstat's first interval line" test -s /tmp/tpstat.out
 for f in counters prog_tpgen_a prog_tpgen_b link_tpgen_a link_tpgen_b; do
 	[ -e $pin/$f ]
 	ok $? "tpstat --pin pinned $pin/$f"
@@ -54,17 +57,20 @@ done
 echo "tpgen_a 1234 all" > $TPGEN/fire
 echo "tpgen_b 77" > $TPGEN/fire
 kill -USR1 $tp
-for _ in $(seq 100); do
+paused() {
 	p=$(bpftool -j map dump pinned $pin/counters | jq '.[0].formatted.value[".bss"][] | select(.paused != null) | .paused')
-	[ "$p" = 1 ] && break
-	sleep 0.1
-done
+	[ "$p" = 1 ]
+}
+wait_until 120 "the pinned paused flag" paused
 is "$p" 1 "bpftool map dump shows the paused flag set by SIGUSR1, as a named field"
 dump=$(bpftool -j map dump pinned $pin/counters)
 sum() { jq "[.[0].formatted.value[\".bss\"][] | select(.slots != null) | .slots[].count[$1]] | add" <<<"$dump"; }
 a=$(sum 0) b=$(sum 1)
 is "$a/$b" "$((1234 * $(nproc)))/77" "bpftool map dump -j: named per-CPU slots add up to what was fired"
-sleep 0.5	# at least one more interval line, printed while paused
+# At least one more interval line, printed while paused (each line is flushed as printed,
+# and the flag was set before any line still to come).
+n=$(wc -l </tmp/tpstat.out)
+wait_until 120 "an interval line printed while paused" lines_after "$n" /tmp/tpstat.out
 kill -INT $tp; wait $tp
 last=$(grep '"final":false' /tmp/tpstat.out | tail -n1)
 is "$(jq -r '[.tracepoints[].count] | map(tostring) | join("/")' <<<"$last")" "$a/$b" \
@@ -74,7 +80,7 @@ ok $? "tpstat removed its pins on exit"
 
 # cookie-gend's pins
 pin=/sys/fs/bpf/bareatom/cookie
-for _ in $(seq 300); do cookie --stats >/dev/null 2>&1 && break; sleep 0.1; done
+wait_until 300 "cookie-gend to answer STATS" cookie --stats
 xlated_has $pin/prog_fork cookie.bpf.o cookie_fork
 bpftool -j link show | jq -e 'map(select(.prog_id != null)) | length > 0' >/dev/null
 lk=$(bpftool -j link show pinned $pin/link_fork)

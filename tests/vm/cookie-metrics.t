@@ -12,10 +12,11 @@ port=9464
 textfile=/run/bareatom/metrics/cookie-gend.prom
 promtool=/mnt/share/prometheus/promtool
 work=$(mktemp -d)
+guard=$((120 * TAP_SLOW))	# for a client that would hang: answers come at once
 
 # http REQUEST: send REQUEST (printf %b escapes) to the metrics port, print the whole response.
 http() {
-	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && { printf "%b" "$2" >&3; cat <&3; }' _ "$port" "$1"
+	timeout $guard bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && { printf "%b" "$2" >&3; cat <&3; }' _ "$port" "$1"
 }
 status_of() { http "$1" | head -n1 | tr -d '\r'; }
 # scrape [ACCEPT]: the exposition's body
@@ -28,7 +29,10 @@ modprobe tpgen
 mkdir -p "${textfile%/*}"
 set_daemon_args "--tpgen --listen 127.0.0.1:$port --textfile $textfile -i 0.2"
 ok $? "cookie-gend restarted with --listen 127.0.0.1:$port --textfile -i 0.2"
-journalctl -u cookie-gend -b --no-pager | grep -q "metrics on http://127.0.0.1:$port/metrics"
+# (journald stores what the daemon wrote when it gets to it.)
+logged() { journalctl -u cookie-gend -b --no-pager | grep -q "$1"; }
+wait_until 120 "the journal to hold cookie-gend's line about its metrics" \
+	logged "metrics on http://127.0.0.1:$port/metrics"
 ok $? "it logs where the metrics are served"
 
 resp=$(http 'GET /metrics HTTP/1.1\r\n\r\n' | tr -d '\r')
@@ -69,6 +73,10 @@ for k in highwater next denied batches events_lost fork_cookies extensions state
 	[ -n "$v" ] && [ "$v" -ge "$a" ] && [ "$v" -le "$b" ]
 	ok $? "$m ($v) is STATS $k (between $a and $b)"
 done
+# The last STATS client's close and the scrape may reach the daemon together: clients 0
+# once it has seen the close.
+no_clients() { [ "$(scrape | sample bareatom_cookie_clients)" = 0 ]; }
+wait_until 120 "bareatom_cookie_clients 0 (the STATS clients' closes seen)" no_clients
 is "$(scrape | sample bareatom_cookie_clients)" 0 "no socket client connected: clients 0"
 is "$(scrape | sample bareatom_cookie_state_error)" 0 "the mark is saved: state_error 0"
 is "$(grep -c '^# TYPE bareatom_cookie_highwater gauge$' <<<"$om")" 1 "highwater is a gauge"
@@ -95,20 +103,18 @@ is "$(status_of "GET /metrics HTTP/1.1\r\nX-Pad: $(head -c 9000 /dev/zero | tr '
 # A client that connects and says nothing: cookies are still served meanwhile, the next
 # scrape is answered, and the silent one gets 408 at its deadline.
 exec 5<>/dev/tcp/127.0.0.1/$port
-timeout 20 cookie -n 10 --socket-only >/dev/null
+timeout $guard cookie -n 10 --socket-only >/dev/null
 ok $? "while an HTTP client sits silent, the daemon still serves cookies"
 is "$(status_of 'GET /metrics HTTP/1.1\r\n\r\n')" "HTTP/1.1 200 OK" "and the next scrape is answered"
-is "$(timeout 20 head -n1 <&5 | tr -d '\r')" "HTTP/1.1 408 Request Timeout" "the silent client got 408"
+is "$(timeout $guard head -n1 <&5 | tr -d '\r')" "HTTP/1.1 408 Request Timeout" "the silent client got 408"
 exec 5<&-
 is "$(scrape | sample 'bareatom_cookie_served_total{source="socket"}')" 65649 "served is 65649 after 10 more"
 
 # The textfile: rewritten every interval, the same families, and the final counts at exit.
-for _ in $(seq 50); do
-	[ "$(sample 'bareatom_cookie_served_total{source="socket"}' <"$textfile" 2>/dev/null)" = 65649 ] && break
-	sleep 0.1
-done
+textfile_has() { [ "$(sample 'bareatom_cookie_served_total{source="socket"}' <"$textfile")" = "$1" ]; }
+wait_until 120 "the textfile to hold served{source=socket} 65649" textfile_has 65649
 is "$(sample 'bareatom_cookie_served_total{source="socket"}' <"$textfile")" 65649 \
-	"the textfile caught up within its interval"
+	"the textfile caught up at a later interval"
 is "$(stat -c %a "$textfile")" 644 "the textfile is 0644"
 is "$(ls -A "${textfile%/*}")" "${textfile##*/}" "and no temporary file is left beside it"
 if [ -x $promtool ]; then
@@ -146,7 +152,7 @@ nsock=$work/node.sock
 cookie-gend --foreground --state-dir "$work/n300" --node-id 300 --socket "$nsock" \
 	--listen 127.0.0.1:$port --rate-limit 1 --rate-burst 65536 2>"$work/n300.log" &
 daemon=$!
-for _ in $(seq 300); do cookie --stats --socket "$nsock" >/dev/null 2>&1 && break; sleep 0.1; done
+wait_until 300 "cookie-gend --node-id 300 to answer STATS" cookie --stats --socket "$nsock"
 # Text, not jq: jq 1.6 reads numbers as doubles and rounds cookies above 2^53.
 nstat() { cookie --stats --socket "$nsock" | awk -v k="$1" '$1 == k { print $2 }'; }
 cookie --socket-only --socket "$nsock" -n 1000 >/dev/null

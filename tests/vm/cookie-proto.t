@@ -7,6 +7,19 @@ import grp, json, os, socket, subprocess, time
 
 SOCK = "/run/bareatom/cookie.sock"
 n = 0
+# The daemon answers at once: a bound is for a hang, never for a slow machine.
+PATIENCE = 300
+
+
+def wait_until(what, cond):
+    """Poll cond() every 0.1 s for PATIENCE seconds; say what was waited for when it runs out."""
+    end = time.time() + PATIENCE
+    while not cond():
+        if time.time() >= end:
+            print("# waited %d s for %s" % (PATIENCE, what), flush=True)
+            return False
+        time.sleep(0.1)
+    return True
 
 def ok(cond, what):
     global n
@@ -15,7 +28,7 @@ def ok(cond, what):
 
 def connect():
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(10)
+    s.settimeout(PATIENCE)
     s.connect(SOCK)
     return s
 
@@ -113,10 +126,8 @@ def stat(s, key):
     return dict(w.split("=", 1) for w in r.split()[1:]).get(key)
 
 
-for _ in range(300):
-    if subprocess.run(["cookie", "--stats"], capture_output=True).returncode == 0:
-        break
-    time.sleep(0.1)
+wait_until("cookie-gend to answer STATS",
+           lambda: subprocess.run(["cookie", "--stats"], capture_output=True).returncode == 0)
 
 # One long-lived client that must keep working through everything below.
 keeper = connect()
@@ -178,7 +189,7 @@ ok(r is not None and r.startswith("OK "), "others are served while an idle clien
 idle.settimeout(1)
 t0 = time.time()
 data = None
-while time.time() - t0 < 60:
+while time.time() - t0 < PATIENCE:	# a bound for a hang: the idle timeout is 30 s
     try:
         data = idle.recv(1)
         break
@@ -211,8 +222,8 @@ def flood(keep):
         if not chunk:
             break
         buf += chunk
-    took = time.time() - t0
     after = first_line(s, b"GET 16384\n")
+    took = time.time() - t0
     return [buf.decode().splitlines(), after, took]
 
 
@@ -221,19 +232,28 @@ release(h)
 lines, after, took = res
 served = [l for l in lines if l.startswith("OK ")]
 refused = [l for l in lines if l.startswith("ERR rate limited: uid 2100 may draw 16384 cookies/s (burst 1048576); retry in ")]
-# 16 from the burst; a 17th only if the 20 took over 4 s (65536 refilled at 16384/s).
+# 16 from the burst, first; one more per 4 s the exchange took (65536 refilled at 16384/s),
+# wherever a refill lands. The GET 16384 after them is refused unless that refill had paid
+# for it too: what is left after the last refusal depends on how long the exchange took,
+# which is the machine's.
 ok(16 <= len(served) <= 16 + int(took / 4) and len(served) + len(refused) == 20 and
-   lines[:len(served)] == served,
+   all(l.startswith("OK ") for l in lines[:16]),
    "uid 2100 pipelining 20 x GET 65536: %d served, %d refused in %.2f s (%r)" % (len(served), len(refused), took, (refused or lines)[0]))
-ok(after.startswith("ERR rate limited: "), "a GET 16384 right after is refused too (a second's refill): %r" % after)
-ok(int(stat(keeper, "rate_limited")) - limited0 == len(refused) + 1,
-   "STATS rate_limited counts exactly the %d refusals" % (len(refused) + 1))
+after_refused = after.startswith("ERR rate limited: ")
+ok(after_refused or (after.startswith("OK ") and 65536 * len(served) + 16384 <= (1 << 20) + 16384 * took),
+   "a GET 16384 right after is refused, or served only within the refill of the %.2f s: %r" % (took, after))
+ok(int(stat(keeper, "rate_limited")) - limited0 == len(refused) + after_refused,
+   "STATS rate_limited counts exactly the %d refusals" % (len(refused) + after_refused))
 
 
 def stats_after_refusal(keep):
+    # Until refused: the bucket refilled since the flood by however long this took to start.
     s = connect()
-    refused = first_line(s, b"GET 65536\n")
-    return first_line(s) if refused.startswith("ERR rate limited") else "not refused: " + refused
+    for _ in range(40):
+        got = first_line(s, b"GET 65536\n")
+        if not got.startswith("OK "):
+            break
+    return first_line(s) if got.startswith("ERR rate limited") else "not refused: " + got
 
 
 res, h = as_uid(2100, stats_after_refusal)
@@ -249,7 +269,6 @@ ok(all(l.startswith("OK ") for l in buf.decode().splitlines()), "root is not rat
 keeper.close()
 
 # Root's reserve. 40 root connections at once are all served: root has no per-uid cap.
-time.sleep(0.5)
 rs = [connect() for _ in range(40)]
 lines = [first_line(s) for s in rs]
 ok(all(l.startswith("OK ") for l in lines), "40 root connections at once are all served (%d refused: %r)" %
@@ -257,14 +276,18 @@ ok(all(l.startswith("OK ") for l in lines), "40 root connections at once are all
 for s in rs:
     s.close()
 # Other uids (32 each) take the 224 shared slots; the next one is refused; root still gets
-# its 32 reserved slots, and the 257th connection is refused.
-for _ in range(50):
+# its 32 reserved slots, and the 257th connection is refused. First the daemon must have
+# seen the 40 close: then the probe is its only client.
+
+
+def alone():
     s = connect()
     n_clients = stat(s, "clients")
     s.close()
-    if n_clients == "1":
-        break
-    time.sleep(0.1)
+    return n_clients == "1"
+
+
+wait_until("the daemon to see the 40 root connections closed", alone)
 holders, replies = [], []
 for i in range(7):
     res, h = as_uid(2000 + i, hold(32))

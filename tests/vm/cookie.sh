@@ -2,12 +2,12 @@
 # Sourced by the cookie-gend VM tests (after tests/lib/tap.sh): the systemd service run with extra
 # arguments, and the daemon's statistics.
 
-wait_daemon() {	# until the socket answers STATS again (after a restart)
-	for _ in $(seq 300); do
-		cookie --stats >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
+# The daemon answers at once; the client's default bound of 5 s tells a hung daemon, not a
+# slow machine. (A test of the bounds themselves gives --timeout or unsets this; 3600 is
+# the most cookie takes.)
+export COOKIE_TIMEOUT=$((120 * TAP_SLOW < 3600 ? 120 * TAP_SLOW : 3600))
+wait_daemon() {	# until the socket answers STATS again (after a restart: BPF loads slowly under TCG)
+	wait_until 300 "cookie-gend to answer STATS" cookie --stats
 }
 stat_of() { cookie --stats -j | jq -r ".$1"; }
 # The pid in the pinned follower map: the one cookie --follow the programs write events for.
@@ -15,13 +15,13 @@ follower_pid() {
 	bpftool -j map lookup pinned /sys/fs/bpf/bareatom/cookie/follower key 0 0 0 0 2>/dev/null |
 		jq -r '.formatted.value // 0'
 }
+is_follower() { [ "$(follower_pid)" = "$1" ]; }
 wait_follower() {	# PID: until that cookie --follow is registered (it reads from then on)
-	for _ in $(seq 300); do
-		[ "$(follower_pid)" = "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
+	wait_until 300 "pid $1 in the pinned follower map" is_follower "$1"
 }
+# lines_at_least N FILE [PATTERN]: FILE has N lines (matching PATTERN), e.g. a follower's
+# output: wait for the events a test made rather than for a while
+lines_at_least() { [ "$(grep -c -- "${3:-^}" "$2")" -ge "$1" ]; }
 set_daemon_args() {	# run the systemd service with extra arguments ("" for none)
 	mkdir -p /run/systemd/system/cookie-gend.service.d
 	if [ -n "$1" ]; then

@@ -31,10 +31,12 @@ ok $? "CO-RE read of tpgen_ctx->fire_id gives a fire id ($id)"
 # kill -INT -PGID is what a terminal's Ctrl-C does (counter and CMD both get it).
 before=$(tpgen_stat tpgen_a)
 set -m
-counter -j -- sh -c "echo tpgen_a 5 > $TPGEN/fire; exec sleep 60" >/tmp/counter.out 2>&1 &
+# (The sleep lasts until the Ctrl-C, however long the fire takes to be seen.)
+counter -j -- sh -c "echo tpgen_a 5 > $TPGEN/fire; exec sleep 3600" >/tmp/counter.out 2>&1 &
 pid=$!
 set +m
-for i in $(seq 100); do [ $(( $(tpgen_stat tpgen_a) - before )) = 5 ] && break; sleep 0.1; done
+fired_5() { [ $(($(tpgen_stat tpgen_a) - before)) = 5 ]; }
+wait_until 120 "the command's 5 tpgen_a events" fired_5
 kill -INT -- -$pid
 wait $pid
 is "$?" 130 "SIGINT during -- CMD: counter exits with the command's status"

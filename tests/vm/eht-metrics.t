@@ -9,6 +9,7 @@
 promtool=/mnt/share/prometheus/promtool
 G=239.1.1.1 S1=192.0.2.1 S2=192.0.2.2 S3=192.0.2.3
 work=$(mktemp -d)
+guard=$((120 * TAP_SLOW))	# for an answer that never comes
 
 cleanup() {
 	for ns in hub h1 h2 h3; do ip netns del $ns 2>/dev/null; done
@@ -40,7 +41,7 @@ ip link set br0 up
 send() { local ns=$1; shift; igmp-send -S br0 -n "$ns" -i eth0 "$@"; }
 
 http() {
-	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && { printf "%b" "$2" >&3; cat <&3; }' _ "$port" "$1"
+	timeout $guard bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && { printf "%b" "$2" >&3; cat <&3; }' _ "$port" "$1"
 }
 scrape() { http "GET /metrics HTTP/1.1\r\n${1:+Accept: $1\r\n}\r\n" | tr -d '\r' | sed '1,/^$/d'; }
 sample() { awk -v k="$1" '$1 == k { print $2 }'; }
@@ -50,13 +51,15 @@ served_groups() {
 	sed -n 's/^bareatom_eht_hosts{port="\([^"]*\)",group="\([^"]*\)"} \([0-9]*\)$/\1 \2 \3/p' | sort
 }
 
-eht-hosts --listen 127.0.0.1:0 --textfile "$work/eht.prom" -d 300 >"$work/out" 2>"$work/err" & eht=$!
+# Stopped with SIGINT at the end; -d only ends it should the test die first, so it is far
+# longer than the test takes however slow the machine is.
+eht-hosts --listen 127.0.0.1:0 --textfile "$work/eht.prom" -d 3600 >"$work/out" 2>"$work/err" & eht=$!
 port=""
-for _ in $(seq 300); do
+serving() {
 	port=$(sed -n 's|^eht-hosts: metrics on http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' "$work/err")
-	[ -n "$port" ] && [ "$(scrape 2>/dev/null | sample bareatom_eht_up)" = 1 ] && break
-	sleep 0.1
-done
+	[ -n "$port" ] && [ "$(scrape 2>/dev/null | sample bareatom_eht_up)" = 1 ]
+}
+wait_until 300 "eht-hosts to serve its metrics" serving
 is "$(scrape | sample bareatom_eht_up)" 1 "eht-hosts --listen 127.0.0.1:0 serves on port $port"
 is "$(scrape | grep -c '^bareatom_eht_hosts{')" 0 "no hosts yet: no series"
 

@@ -18,7 +18,8 @@
  * -S SYNCDEV waits, after sending, until the report has come up through SYNCDEV (opened
  * before switching namespace, e.g. the bridge the report goes to): the bridge snoops a
  * report before passing it up, so when igmp-send returns the bridge has processed it.
- * Exit status: 0 sent (and seen), 1 error or not seen within -t SECS (default 5), 2 usage.
+ * Exit status: 0 sent (and seen), 1 error or not seen within -t SECS (default 120: a report
+ * comes up at once, and a loaded machine must not pass for one that lost it), 2 usage.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -300,7 +301,7 @@ int main(int argc, char **argv)
 	static uint8_t pkt[MAX_PKT];
 	struct sockaddr_ll sll, ssll;
 	int opt, nrec = 0, family = 0, fd, syncfd = -1;
-	double timeout = 5;
+	double timeout = 120;
 	uint8_t src[16];
 	uint16_t proto;
 	size_t len;

@@ -11,7 +11,14 @@ tmp=$(mktemp -d)
 trap 'touch "$tmp"/go; wait; rm -rf "$tmp"' EXIT
 
 # wait_for PATH: until PATH exists (bounded: the loads are slow under TCG)
-wait_for() { for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
+wait_for() { wait_until 600 "$1 to be pinned" test -e "$1"; }
+# one_exited A B: one of the two pids has exited; win is the other, lose that one
+one_exited() {
+	if ! kill -0 "$1" 2>/dev/null; then win=$2 lose=$1
+	elif ! kill -0 "$2" 2>/dev/null; then win=$1 lose=$2
+	else return 1
+	fi
+}
 # links_on TP: how many BPF links are attached to raw tracepoint TP
 links_on() { bpftool -j link show | jq --arg t "$1" '[.[] | select(.tp_name == $t)] | length'; }
 # link_ids_on TP: their ids, sorted, comma separated
@@ -72,11 +79,7 @@ race_tpstat() {
 	tpstat -o /dev/stdout -a -j --pin tpgen_a -- sh -c "$held" >"$tmp/b.out" 2>"$tmp/b.err" &
 	pb=$!
 	# The loser exits at once; the winner waits for go. Bounded, in case both won.
-	for _ in $(seq 600); do
-		kill -0 $pa 2>/dev/null || { win=$pb lose=$pa; break; }
-		kill -0 $pb 2>/dev/null || { win=$pa lose=$pb; break; }
-		sleep 0.1
-	done
+	wait_until 600 "one of two tpstat --pin to exit" one_exited $pa $pb
 	if [ -z "$win" ]; then
 		ok 1 "round $r: one of two tpstat --pin exits (both were still running)"
 		touch "$tmp"/go
@@ -141,11 +144,7 @@ race_eht() {
 	pa=$!
 	eht-hosts -j -- sh -c "$held" >"$tmp/b.out" 2>"$tmp/b.err" &
 	pb=$!
-	for _ in $(seq 600); do
-		kill -0 $pa 2>/dev/null || { win=$pb lose=$pa; break; }
-		kill -0 $pb 2>/dev/null || { win=$pa lose=$pb; break; }
-		sleep 0.1
-	done
+	wait_until 600 "one of two eht-hosts to exit" one_exited $pa $pb
 	if [ -z "$win" ]; then
 		ok 1 "eht round $r: one of two eht-hosts exits (both were still running)"
 		touch "$tmp"/go

@@ -14,6 +14,7 @@ prom=/mnt/share/prometheus/prometheus
 tp_port=9465 cg_port=9464 prom_port=9090 probe_port=9466
 omcheck=$(dirname "$0")/om-check
 work=$(mktemp -d)
+guard=$((120 * TAP_SLOW))	# for an answer that never comes
 
 if [ ! -x $prom ]; then
 	ok 1 "no Prometheus at $prom: run under tests/run-all (run-vm --share build/share, make prom-share)"
@@ -23,7 +24,7 @@ fi
 
 # get PORT PATH: the body of an HTTP/1.0 GET (no chunking, the server closes).
 get() {
-	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && printf "GET %s HTTP/1.0\r\n\r\n" "$2" >&3 && cat <&3' \
+	timeout $guard bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && printf "GET %s HTTP/1.0\r\n\r\n" "$2" >&3 && cat <&3' \
 		_ "$1" "$2" 2>/dev/null | tr -d '\r' | sed '1,/^$/d'
 }
 # query PROMQL: the value of its first series, as Prometheus' HTTP API gives it.
@@ -31,14 +32,11 @@ query() {
 	get $prom_port "/api/v1/query?query=$(jq -rn --arg q "$1" '$q | @uri')" |
 		jq -r '.data.result[0].value[1] // empty' 2>/dev/null
 }
-# wait_value PROMQL WANT: until Prometheus has scraped WANT (60 s at most); prints the last value.
+# wait_value PROMQL WANT: until Prometheus has scraped WANT; prints the last value.
+value_is() { v=$(query "$1"); [ "$v" = "$2" ]; }
 wait_value() {
 	local v=""
-	for _ in $(seq 120); do
-		v=$(query "$1")
-		[ "$v" = "$2" ] && break
-		sleep 0.5
-	done
+	wait_until 300 "Prometheus to have $1 = $2" value_is "$1" "$2" >&2
 	echo "$v"
 }
 
@@ -65,10 +63,12 @@ class Probe(http.server.BaseHTTPRequestHandler):
 http.server.HTTPServer(("127.0.0.1", int(sys.argv[2])), Probe).serve_forever()
 PY
 
+# Prometheus gives up a scrape at scrape_timeout (at most the interval): the tools answer
+# at once, but a loaded machine may take seconds to get there.
 cat >"$work/prometheus.yml" <<EOF
 global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
+  scrape_interval: 10s
+  scrape_timeout: 10s
 scrape_configs:
   - job_name: tpstat
     static_configs: [{ targets: ['127.0.0.1:$tp_port'] }]
@@ -79,10 +79,8 @@ scrape_configs:
 EOF
 $prom --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/data" \
 	--web.listen-address=127.0.0.1:$prom_port --log.level=warn >"$work/prom.log" 2>&1 & prom_pid=$!
-for _ in $(seq 240); do
-	[ "$(get $prom_port /-/ready)" = "Prometheus Server is Ready." ] && break
-	sleep 0.5
-done
+prom_ready() { [ "$(get $prom_port /-/ready)" = "Prometheus Server is Ready." ]; }
+wait_until 600 "Prometheus to be ready" prom_ready
 is "$(get $prom_port /-/ready)" "Prometheus Server is Ready." "Prometheus $($prom --version 2>&1 | awk 'NR == 1 { print $3 }') is up"
 is "$(wait_value 'up{job="tpstat"}' 1)" 1 "it scrapes tpstat (up 1)"
 is "$(wait_value 'up{job="cookie-gend"}' 1)" 1 "it scrapes cookie-gend (up 1)"
@@ -93,7 +91,7 @@ is "${accept%%,*}" "application/openmetrics-text;version=1.0.0" \
 	"Prometheus asks for OpenMetrics 1.0.0 first"
 # What the tools answer to that very header.
 head_of() {	# PORT: the response head to a GET /metrics with Prometheus' Accept header
-	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && printf "GET /metrics HTTP/1.0\r\nAccept: %s\r\n\r\n" "$2" >&3 && cat <&3' \
+	timeout $guard bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && printf "GET /metrics HTTP/1.0\r\nAccept: %s\r\n\r\n" "$2" >&3 && cat <&3' \
 		_ "$1" "$accept" 2>/dev/null | tr -d '\r'
 }
 for t in tpstat:$tp_port cookie-gend:$cg_port; do

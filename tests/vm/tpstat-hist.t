@@ -51,8 +51,10 @@ is "$(jq -c '[.min, .max, .sum]' <<<"$(hist "$out" tpgen_a 2)")" "[1000,1000,$((
 # util_avg is the sum of its entities' (each at most 1024) and is not clamped (the kernel
 # clamps it to capacity where it uses it, in cpu_util()): after migrations it exceeds 1024
 # (1530 was seen on Debian's kernel), so the bound only tells a read field from garbage.
-out=$(tpstat -a -j -d 1 --hist 'pelt_cfs_tp:cfs_rq->avg.util_avg')
-ok $? "tpstat --hist pelt_cfs_tp:cfs_rq->avg.util_avg for 1 s"
+# Under a workload of its own rather than for a while: load tracking runs as tasks run.
+work='for i in $(seq 50); do /bin/true; done; dd if=/dev/zero bs=4k count=2000 status=none | cat >/dev/null'
+out=$(tpstat -o /dev/stdout -a -j --hist 'pelt_cfs_tp:cfs_rq->avg.util_avg' -- sh -c "$work")
+ok $? "tpstat --hist pelt_cfs_tp:cfs_rq->avg.util_avg under a workload"
 h=$(final "$out" | jq -c '.tracepoints[0] | {count, h: .hist[0]}')
 is "$(jq '.h.samples + .h.errors == .count' <<<"$h")" true "samples + errors = the count ($(jq .count <<<"$h"))"
 is "$(jq '.h.errors' <<<"$h")" 0 "no read failed"
@@ -77,7 +79,8 @@ is "$(grep -c '^ tpgen_a:seq  samples' <<<"$out")" "$(grep -c '^ *[0-9.]*  tpgen
 	"one histogram per interval line"
 
 # The named fields sched_tp users know: util of pelt_cfs_tp is cfs_rq->avg.util_avg.
-out=$(tpstat -a -j -d 1 --hist pelt_cfs_tp:util --hist pelt_cfs_tp:cpu --hist sched_update_nr_running_tp:nr_running)
+out=$(tpstat -o /dev/stdout -a -j --hist pelt_cfs_tp:util --hist pelt_cfs_tp:cpu \
+	--hist sched_update_nr_running_tp:nr_running -- sh -c "$work")
 ok $? "named fields: pelt_cfs_tp:util, pelt_cfs_tp:cpu, sched_update_nr_running_tp:nr_running"
 h=$(final "$out" | jq -c '.tracepoints[] | select(.name == "pelt_cfs_tp") | {count, u: .hist[0], c: .hist[1]}')
 is "$(jq '.u.samples + .u.errors == .count and .u.errors == 0 and .u.min >= 0 and .u.max < 65536' <<<"$h")" true \

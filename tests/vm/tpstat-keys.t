@@ -59,7 +59,7 @@ fi
 
 get='GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text;version=1.0.0\r\nConnection: close\r\n\r\n'
 tpstat -a --listen 127.0.0.1:19467 --by 'tpgen_a:cpu,comm' --value 'ctx->cpu' -- taskset -c 0 bash -c \
-	"echo tpgen_a 10 > $TPGEN/fire; exec 3<>/dev/tcp/127.0.0.1/19467; printf '$get' >&3; timeout 20 cat <&3 >/tmp/keys.http" 2>/dev/null
+	"echo tpgen_a 10 > $TPGEN/fire; exec 3<>/dev/tcp/127.0.0.1/19467; printf '$get' >&3; timeout $((120 * TAP_SLOW)) cat <&3 >/tmp/keys.http" 2>/dev/null
 tr -d '\r' </tmp/keys.http | sed '1,/^$/d' >/tmp/keys.om
 out=$("$(dirname "$0")/om-check" /tmp/keys.om 2>&1); rc=$?
 grep -q '^bareatom_tracepoint_key_value_min{tracepoint="tpgen_a",key_expr="cpu,comm",key1="0",key2="bash"} 0$' /tmp/keys.om

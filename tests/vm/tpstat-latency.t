@@ -19,8 +19,16 @@ sums() {
 		 and $e == .matched + .no_start + .end_errors' <<<"$l" >/dev/null
 }
 
+# The write of a pair fire, timed by its command (bash -c CMD): its pairs follow one another
+# within it, so their latencies add up to no more than it took. That bounds them from
+# above; how much a machine adds to each is its own (under TCG, and more on a loaded host).
+tw=$(mktemp)
+timed() { echo "t0=\$EPOCHREALTIME; $1; echo \$t0 \$EPOCHREALTIME >$tw"; }
+write_ns() { local a b; read -r a b <"$tw"; echo $(((${b/./} - ${a/./}) * 1000)); }
+
 # 1. 200 pairs 200 us apart on one CPU: 200 matched, each at least 200,000 ns.
-out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c "echo tpgen_a 200 pair 200000 > $TPGEN/fire")
+out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 bash -c \
+	"$(timed "echo tpgen_a 200 pair 200000 > $TPGEN/fire")")
 ok $? "tpstat --latency tpgen_a:seq,tpgen_b:seq over 200 pairs 200 us apart exits 0"
 l=$(lat "$out" tpgen_b 0)
 is "$(jq -c "[.start, .key_expr, .samples] + $acct" <<<"$l")" '["tpgen_a","seq,seq",200,200,0,0,0,0,0,0]' \
@@ -29,15 +37,16 @@ sums "$out" tpgen_a tpgen_b
 ok $? "tpgen_a's 200 = matched + open + replaced + dropped + errors; tpgen_b's 200 = matched + no_start + errors"
 is "$(jq '.min >= 200000 and ([.buckets[] | select(.low < 131072)] | length) == 0' <<<"$l")" true \
 	"every latency is at least the 200,000 ns tpgen waited (min $(jq .min <<<"$l"))"
-is "$(jq '([.buckets[] | select(.low == 131072) | .count] | add) * 2 > .samples' <<<"$l")" true \
-	"most land in [131072, 262143] ns: $(jq -c '[.buckets[] | [.low, .count]]' <<<"$l")"
+is "$(jq --argjson w "$(write_ns)" '.sum <= $w' <<<"$l")" true \
+	"together no longer than the write ($(jq .sum <<<"$l") of $(write_ns) ns): $(jq -c '[.buckets[] | [.low, .count]]' <<<"$l")"
 
 # The same with --lhist-style buckets of 100,000 ns: all in [200000, 299999] or above.
-out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:seq,tpgen_b:seq:0:1000000:100000' -- taskset -c 0 sh -c "echo tpgen_a 100 pair 200000 > $TPGEN/fire")
+out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:seq,tpgen_b:seq:0:1000000:100000' -- taskset -c 0 bash -c \
+	"$(timed "echo tpgen_a 100 pair 200000 > $TPGEN/fire")")
 l=$(lat "$out" tpgen_b 0)
-is "$(jq '.matched == 100 and ([.buckets[] | select(.low < 200000)] | length) == 0 and
-	([.buckets[] | select(.low == 200000 and .high == 299999) | .count] | add) * 2 > 100' <<<"$l")" true \
-	"END:KEY:0:1000000:100000: linear buckets, none below 200000, most in [200000, 299999]: $(jq -c '[.buckets[] | [.low, .count]]' <<<"$l")"
+is "$(jq --argjson w "$(write_ns)" '.matched == 100 and ([.buckets[] | select(.low < 200000)] | length) == 0 and
+	([.buckets[] | select(.low < 1000000) | .low % 100000 == 0 and .high - .low == 99999] | all) and .sum <= $w' <<<"$l")" true \
+	"END:KEY:0:1000000:100000: linear buckets of 100,000 ns, none below 200000, together within the write: $(jq -c '[.buckets[] | [.low, .count]]' <<<"$l")"
 
 # 2. Starts twice before the ends: the second 100 replace the first; 150 ends, 50 with no start.
 out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c \
@@ -67,14 +76,18 @@ is "$(lat "$out" tpgen_b 0 | jq -c "$acct")" '[50,50,0,0,0,0,0]' "with --filter 
 sums "$out" tpgen_a tpgen_b
 ok $? "and the sums hold with tpgen_a's count after its filter (50)"
 
-# 6. runqlat: from a task's wakeup to its switch in, on the scheduler's tracepoints.
+# 6. runqlat: from a task's wakeup to its switch in, on the scheduler's tracepoints. No
+# latency is longer than the run that measured it (how long a task waits to run is the
+# machine's).
 busy='i=0; while [ $i -lt 200 ]; do sleep 0.001; i=$((i+1)); done'
+t0=${EPOCHREALTIME/./}
 out=$(tpstat -o /dev/stdout -a -j --latency 'sched_wakeup:p->pid,sched_switch:next->pid' \
 	sched_wakeup -- sh -c "$busy & $busy & $busy; wait")
 ok $? "runqlat: --latency sched_wakeup:p->pid,sched_switch:next->pid"
+run_ns=$(((${EPOCHREALTIME/./} - t0) * 1000))
 l=$(lat "$out" sched_switch 0)
-is "$(jq '.matched >= 200 and .min > 0 and .max < 10000000000' <<<"$l")" true \
-	"plausible: $(jq .matched <<<"$l") wakeups matched (600 sleeps woke), min $(jq .min <<<"$l") ns, max $(jq .max <<<"$l") ns"
+is "$(jq --argjson run "$run_ns" '.matched >= 200 and .min > 0 and .max <= $run' <<<"$l")" true \
+	"plausible: $(jq .matched <<<"$l") wakeups matched (600 sleeps woke), min $(jq .min <<<"$l") ns, max $(jq .max <<<"$l") ns of the run's $run_ns"
 sums "$out" sched_wakeup sched_switch
 ok $? "and every wakeup and switch is accounted: $(jq -c "$acct" <<<"$l")"
 
@@ -99,7 +112,7 @@ grep -q '^bareatom_latency_nanoseconds_count{start="tpgen_a",end="tpgen_b",key_e
 ok $? "metrics: bareatom_latency_nanoseconds_count 10, events_total{outcome=matched} 10"
 get='GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text;version=1.0.0\r\nConnection: close\r\n\r\n'
 tpstat -a --listen 127.0.0.1:19466 --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 bash -c \
-	"echo tpgen_a 10 pair 1000 > $TPGEN/fire; exec 3<>/dev/tcp/127.0.0.1/19466; printf '$get' >&3; timeout 20 cat <&3 >/tmp/lat.http" 2>/dev/null
+	"echo tpgen_a 10 pair 1000 > $TPGEN/fire; exec 3<>/dev/tcp/127.0.0.1/19466; printf '$get' >&3; timeout $((120 * TAP_SLOW)) cat <&3 >/tmp/lat.http" 2>/dev/null
 tr -d '\r' </tmp/lat.http | sed '1,/^$/d' >/tmp/lat.om
 out=$("$(dirname "$0")/om-check" /tmp/lat.om 2>&1); rc=$?
 if [ $rc = 2 ]; then
@@ -121,4 +134,5 @@ bad --latency 'tpgen_a:comm,tpgen_b:comm'
 bad --latency 'tpgen_a:sqe,tpgen_b:seq'
 bad --latency 'tpgen_a:ctx->name,tpgen_b:seq'
 bad -x, --latency 'tpgen_a:seq,tpgen_b:seq'
+rm -f "$tw"
 done_testing

@@ -10,10 +10,11 @@
 promtool=/mnt/share/prometheus/promtool
 omcheck=$(dirname "$0")/om-check
 work=$(mktemp -d)
+guard=$((120 * TAP_SLOW))	# for an answer that never comes
 modprobe tpgen
 
 http() {
-	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && { printf "%b" "$2" >&3; cat <&3; }' _ "$port" "$1"
+	timeout $guard bash -c 'exec 3<>/dev/tcp/127.0.0.1/$1 && { printf "%b" "$2" >&3; cat <&3; }' _ "$port" "$1"
 }
 scrape() {
 	http "GET /metrics HTTP/1.1\r\n${1:+Accept: $1\r\n}\r\n" | tr -d '\r' | sed '1,/^$/d'
@@ -24,17 +25,14 @@ start_tpstat() {
 	local log=$1; shift
 	tpstat "$@" >"$log.out" 2>"$log" & tp_pid=$!
 	port=""
-	for _ in $(seq 300); do
+	port_said() {
 		port=$(sed -n 's|^tpstat: metrics on http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' "$log")
-		[ -n "$port" ] && break
-		sleep 0.1
-	done
+		[ -n "$port" ]
+	}
+	wait_until 300 "tpstat to say its metrics port" port_said || return 1
 	# The listener is opened before the programs attach: wait for the first hits to count.
-	for _ in $(seq 300); do
-		[ -n "$port" ] && scrape | grep -q '^bareatom_tracepoint_hits_total' && return 0
-		sleep 0.1
-	done
-	return 1
+	counting() { scrape | grep -q '^bareatom_tracepoint_hits_total'; }
+	wait_until 300 "tpstat to serve its hits (programs attached)" counting
 }
 promcheck() {	# promtool check metrics FILE DESCRIPTION
 	local out
@@ -90,7 +88,7 @@ exec 5<>/dev/tcp/127.0.0.1/$port
 echo "tpgen_a 1000" > $TPGEN/fire
 is "$(scrape | sample "bareatom_tracepoint_hits_total$tp")" "$(($(tpgen_stat tpgen_a) - a0))" \
 	"with a silent client connected, counting and the next scrape go on"
-is "$(timeout 20 head -n1 <&5 | tr -d '\r')" "HTTP/1.1 408 Request Timeout" "the silent client got 408"
+is "$(timeout $guard head -n1 <&5 | tr -d '\r')" "HTTP/1.1 408 Request Timeout" "the silent client got 408"
 exec 5<&-
 is "$(http 'GET /nope HTTP/1.1\r\n\r\n' | head -n1 | tr -d '\r')" "HTTP/1.1 404 Not Found" "GET /nope: 404"
 is "$(http 'DELETE /metrics HTTP/1.1\r\n\r\n' | head -n1 | tr -d '\r')" "HTTP/1.1 405 Method Not Allowed" "DELETE: 405"
@@ -136,12 +134,15 @@ omcheck "$work/served-A.om" "the OpenMetrics parser passes the -A exposition"
 kill -INT $tp_pid; wait $tp_pid
 sysctl -q -w kernel.bpf_stats_enabled=0
 
-# -- CMD: the targets map holds CMD's processes while it runs (sh and its sleep).
-start_tpstat "$work/cmd" --listen 127.0.0.1:0 tpgen_a -- sh -c 'sleep 5; true'
+# -- CMD: the targets map holds CMD's processes while it runs (sh and its sleep). The sleep
+# runs until the test ends it, however long the scrape takes to come; it has been forked
+# once its pid is written.
+start_tpstat "$work/cmd" --listen 127.0.0.1:0 tpgen_a -- sh -c "sleep 3600 & echo \$! >$work/cmd.sleep; wait"
 ok $? "tpstat --listen -- CMD"
+wait_until 120 "CMD's sleep to start" test -s "$work/cmd.sleep"
 is "$(scrape | sample 'bareatom_bpf_map_entries{map="targets"}')" 2 \
 	"-- CMD: the targets map holds sh and its sleep"
-kill -INT $tp_pid; wait $tp_pid
+kill "$(cat "$work/cmd.sleep")"; wait $tp_pid
 
 # Usage errors: one line, exit 2; an address that cannot be had: exit 1, nothing loaded.
 err_case 2 "cannot resolve 'no-such-host.invalid'" "tpstat --listen of a name that does not resolve" tpstat --listen no-such-host.invalid:1 tpgen_a

@@ -10,6 +10,8 @@ w=$(mktemp -d)
 final() { grep '"final":true' <<<"$1"; }
 field() { final "$1" | jq -r ".tracepoints[] | select(.name == \"$2\") | $3"; }
 fired() { echo $(( $(tpgen_stat "$1") - $2 )); }
+# (Commands below wait with wait_until in bash -c, which imports it.)
+export -f wait_until diag; export TAP_SLOW
 
 # ---- targets ----
 a0=$(tpgen_stat tpgen_a)
@@ -24,13 +26,14 @@ out=$(tpstat -o /dev/stdout -a -j tpgen_a -- sh -c "echo tpgen_a 1000 > $TPGEN/f
 is "$(field "$out" tpgen_a .count)" "$(fired tpgen_a "$a0")" "-a -- CMD counts both, system wide ($((1000 + 500 * ncpu)))"
 
 # -p and -t: a running shell that fires 777 on SIGUSR1; the command's own fires do not count.
-sh -c "trap 'echo tpgen_a 777 > $TPGEN/fire; touch $w/fired' USR1; while :; do sleep 0.05; done" &
+# (SIGUSR1 is sent once its trap is set: it says so with a file.)
+sh -c "trap 'echo tpgen_a 777 > $TPGEN/fire; touch $w/fired' USR1; touch $w/ready; while :; do sleep 0.05; done" &
 target=$!
-sleep 0.3
+wait_until 120 "the target shell to set its trap" test -e "$w/ready"
 for opt in -p -t; do
 	rm -f "$w/fired"
-	out=$(tpstat -o /dev/stdout -j $opt $target tpgen_a -- sh -c "kill -USR1 $target
-		while [ ! -e $w/fired ]; do sleep 0.05; done; echo tpgen_a 100 > $TPGEN/fire")
+	out=$(tpstat -o /dev/stdout -j $opt $target tpgen_a -- bash -c "kill -USR1 $target
+		wait_until 120 'the target to fire' test -e $w/fired >&2; echo tpgen_a 100 > $TPGEN/fire")
 	is "$(field "$out" tpgen_a .count)" 777 "$opt PID counts the running process's events only (777, not the 100 of CMD)"
 done
 kill $target; wait $target 2>/dev/null
@@ -51,16 +54,19 @@ err_case 2 "is not a cgroup v2 directory" "-G of a path that is not cgroup v2" t
 err_case 2 "-a counts system wide: it cannot be combined with -p" "-a and -p contradict" tpstat -a -p 1 tpgen_a
 
 # The filter is in the program only when asked for: system wide it is gone (dead code).
-tpstat --pin -d 3 tpgen_a >/dev/null &
-tp=$!
-for _ in $(seq 50); do [ -e /sys/fs/bpf/bareatom/tpstat/prog_tpgen_a ] && break; sleep 0.1; done
-sw=$(bpftool prog dump xlated pinned /sys/fs/bpf/bareatom/tpstat/prog_tpgen_a | grep -c 'call ')
-wait $tp
-tpstat --pin -p 1 -d 3 tpgen_a >/dev/null &
-tp=$!
-for _ in $(seq 50); do [ -e /sys/fs/bpf/bareatom/tpstat/prog_tpgen_a ] && break; sleep 0.1; done
-fl=$(bpftool prog dump xlated pinned /sys/fs/bpf/bareatom/tpstat/prog_tpgen_a | grep -c 'call ')
-wait $tp
+# Each tpstat runs until the dump is taken: its command waits for the file go.
+held="while [ ! -e $w/go ]; do sleep 0.05; done"
+calls() {	# TPSTAT_OPTIONS...: the helper calls in the pinned program of tpstat --pin OPTIONS
+	rm -f "$w/go"
+	tpstat -o /dev/null --pin "$@" tpgen_a -- sh -c "$held" &
+	tp=$!
+	wait_until 600 "tpstat --pin $* to pin its program" test -e /sys/fs/bpf/bareatom/tpstat/prog_tpgen_a >&2
+	bpftool prog dump xlated pinned /sys/fs/bpf/bareatom/tpstat/prog_tpgen_a | grep -c 'call '
+	touch "$w/go"
+	wait $tp
+}
+sw=$(calls -a)
+fl=$(calls -p 1)
 [ "$fl" -gt "$sw" ]
 ok $? "system wide, the filter's helper calls are not in the program ($sw calls; with -p: $fl)"
 
@@ -79,15 +85,24 @@ ok $((1 - any)) "the kernel's recursion check did drop hits (missed > 0 in at le
 is "$(field "$out" tpgen_a .missed_delta)" "$(field "$out" tpgen_a .missed)" "missed has its delta like count"
 
 # ---- the final read follows every in-flight run ----
-# tpstat stops (-d 1) while CPU 1 goes on firing; the firing is stopped with SIGINT after.
+# tpstat stops (its command ends) while CPU 1 goes on firing; the firing is stopped with
+# SIGINT after.
 # (Firing on every CPU at once under TCG starves RCU's grace-period kthread, so the detach,
 # which waits for a grace period, would return only once the firing ended.)
 over=0 overlapped=0
+counting() {	# the pinned counters of tpgen_a hold a hit
+	[ "$(bpftool -j map dump pinned /sys/fs/bpf/bareatom/tpstat/counters |
+		jq '[.[0].formatted.value[".bss"][] | select(.slots != null) | .slots[].count[0]] | add')" -gt 0 ]
+}
+interrupted() { ! kill -INT "$1" 2>/dev/null; }	# PID: SIGINT sent until it is gone
 for run in 1 2 3; do
 	a0=$(tpgen_stat tpgen_a)
-	timeout 300 taskset -c 0 tpstat -a -j --pin -d 1 tpgen_a >"$w/race.out" &
+	# tpstat stops when its command ends: once its counters show CPU 1's firing, so the
+	# firing goes on past the stop however slowly both start.
+	rm -f "$w/go"
+	timeout $((300 * TAP_SLOW)) taskset -c 0 tpstat -o "$w/race.out" -a -j --pin tpgen_a -- sh -c "$held" &
 	tp=$!
-	for _ in $(seq 100); do [ -e /sys/fs/bpf/bareatom/tpstat/link_tpgen_a ] && break; sleep 0.05; done
+	wait_until 600 "tpstat --pin to attach" test -e /sys/fs/bpf/bareatom/tpstat/link_tpgen_a
 	# Bounded (seconds under TCG), so that a grace period that CPU 1's firing holds off ends
 	# with the firing at the latest: tpstat's detach waits for one, and the SIGINT below
 	# is sent only once tpstat is done. (The guest that hung for good here was CPU 1 stuck
@@ -95,8 +110,10 @@ for run in 1 2 3; do
 	# tracepoints enabled, so a detach patches no code; see keep_enabled in tpgen.c.)
 	taskset -c 1 write1 $TPGEN/fire "tpgen_a 300000000" >/dev/null &
 	firer=$!
+	wait_until 300 "tpstat's pinned counters to count CPU 1's firing" counting
+	touch "$w/go"
 	wait $tp
-	for _ in $(seq 150); do kill -INT $firer 2>/dev/null || break; sleep 0.2; done
+	wait_until 300 "write1 to end on SIGINT" interrupted $firer
 	kill -KILL $firer 2>/dev/null
 	wait $firer
 	out=$(cat "$w/race.out")

@@ -7,6 +7,10 @@ ncpu=$(nproc)
 allcpus=$(seq -s, 0 $((ncpu - 1)))
 final() { grep '"final":true' <<<"$1"; }
 field() { final "$1" | jq -r ".tracepoints[] | select(.name == \"$2\") | $3"; }
+# lines_in N PATTERN FILE: FILE has N lines matching PATTERN. Commands below wait with it
+# for what tpstat prints (in bash -c, which imports these).
+lines_in() { [ "$(grep -c -- "$2" "$3")" -ge "$1" ]; }
+export -f wait_until diag lines_in; export TAP_SLOW
 
 # One CPU: fired from a shell pinned to CPU 1.
 a0=$(tpgen_stat tpgen_a) b0=$(tpgen_stat tpgen_b)
@@ -19,10 +23,15 @@ is "$(field "$out" tpgen_a '.cpus | map(tostring) | join(",")')" 1 "tpgen_a CPU 
 is "$(field "$out" tpgen_b .first_cpu)" 1 "tpgen_b first CPU is 1"
 is "$(field "$out" tpgen_a .bare)/$(field "$out" tpgen_a .module)" "true/tpgen" "tpgen_a reported bare, from module tpgen"
 
-# All CPUs at once, with 0.2 s intervals: totals exact, deltas add up to them.
+# All CPUs at once, with 0.2 s intervals: totals exact, deltas add up to them. The command
+# ends once two interval lines are out: a tick late by more than an interval is skipped, so
+# how many a fixed while holds is the machine's.
 a0=$(tpgen_stat tpgen_a) b0=$(tpgen_stat tpgen_b)
-out=$(tpstat -o /dev/stdout -a -j -i 0.2 tpgen_a tpgen_b -- sh -c "echo tpgen_a 300000 all > $TPGEN/fire; sleep 0.3; echo tpgen_b 120000 all > $TPGEN/fire; sleep 0.3")
+iv=$(mktemp)
+tpstat -o "$iv" -a -j -i 0.2 tpgen_a tpgen_b -- bash -c "echo tpgen_a 300000 all > $TPGEN/fire; sleep 0.3; echo tpgen_b 120000 all > $TPGEN/fire; sleep 0.3
+	wait_until 300 'two interval lines' lines_in 2 . $iv >&2"
 ok $? "tpstat -a -j -i 0.2 while firing on all CPUs exits 0"
+out=$(cat "$iv"); rm -f "$iv"
 fa=$(( $(tpgen_stat tpgen_a) - a0 )) fb=$(( $(tpgen_stat tpgen_b) - b0 ))
 is "$fa/$fb" "$((300000 * ncpu))/$((120000 * ncpu))" "tpgen fired on all $ncpu CPUs"
 is "$(field "$out" tpgen_a .count)" "$fa" "tpgen_a counted exactly under all-CPU contention"
@@ -80,16 +89,20 @@ is "$(tpstat -lv 'pelt_*' | tail -n +2 | wc -l)" "$(tpstat -l 'pelt_*' | tail -n
 is "$(tpstat -l -j 'pelt_*' | jq -r 'map(.name) | sort | join(",")')" \
 	"pelt_cfs_tp,pelt_dl_tp,pelt_irq_tp,pelt_rt_tp,pelt_se_tp,pelt_thermal_tp" "tpstat -l -j GLOB filters, valid JSON"
 
-# perf sees sched_switch as an event: the same command counted by both agrees within 1%.
-# pingpong on one CPU: every round trip is two context switches.
+# perf sees sched_switch as an event: the same command counted by both. pingpong on one CPU:
+# every round trip is two context switches, so both count at least its 100,000. tpstat's
+# window holds perf's (it attaches before perf starts and detaches after it ends): it counts
+# every switch perf counts, and those of perf's own start and end besides, which take
+# longer the slower the machine (reported; bounded only below twice perf's count, which a
+# tpstat counting a switch twice would reach).
 out=$(tpstat -o /dev/stdout -a -j sched_switch -- perf stat -a -x, -e sched:sched_switch -o /tmp/perf.csv -- \
 	taskset -c 0 pingpong 50000)
 ok $? "tpstat -a -- perf stat -a -e sched:sched_switch ran"
 t=$(field "$out" sched_switch .count)
 p=$(awk -F, '/sched:sched_switch/ { print $1 }' /tmp/perf.csv)
-diag "sched_switch: tpstat $t, perf $p"
-awk -v t="$t" -v p="$p" 'BEGIN { d = t - p; if (d < 0) d = -d; exit !(p > 1000 && d <= 0.01 * p) }'
-ok $? "tpstat and perf agree within 1% on sched_switch ($t vs $p)"
+diag "sched_switch: tpstat $t, perf $p: $((t - p)) outside perf's window"
+[ "${p:-0}" -ge 100000 ] && [ "${t:-0}" -ge "$p" ] && [ "$t" -lt $((2 * p)) ]
+ok $? "tpstat and perf agree on sched_switch: both see pingpong's 100,000, tpstat all perf sees ($t vs $p)"
 
 # -- CMD counts what perf stat -- CMD counts: CMD's tree from its exec until each task begins
 # to exit (perf stops a task's counters in do_exit() before sched_process_exit and its last
@@ -109,16 +122,12 @@ diag "sched_switch for the same workload: tpstat $(field "$out" sched_switch .co
 
 # SIGUSR1 pauses and resumes counting without detaching.
 pin=/sys/fs/bpf/bareatom/tpstat
-paused_is() {	# wait until the pinned counters say paused == $1
-	for _ in $(seq 100); do
-		v=$(bpftool -j map dump pinned $pin/counters 2>/dev/null |
-			jq '.[0].formatted.value[".bss"][] | select(.paused != null) | .paused')
-		[ "$v" = "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
+paused_now() {	# the pinned counters say paused == $1
+	[ "$(bpftool -j map dump pinned $pin/counters 2>/dev/null |
+		jq '.[0].formatted.value[".bss"][] | select(.paused != null) | .paused')" = "$1" ]
 }
-export -f paused_is; export pin TPGEN
+paused_is() { wait_until 120 "tpstat's pinned paused flag to be $1" paused_now "$1" >&2; }
+export -f paused_now paused_is; export pin TPGEN
 out=$(tpstat -o /dev/stdout -j --pin tpgen_a -- bash -c "
 	paused_is 0 && echo tpgen_a 100 > $TPGEN/fire &&
 	kill -USR1 \$PPID && paused_is 1 && echo tpgen_a 50 > $TPGEN/fire &&
@@ -127,7 +136,12 @@ ok $? "fire, pause, fire, resume, fire under tpstat --pin"
 is "$(field "$out" tpgen_a .count)" 107 "events fired while paused are not counted (100 + 7)"
 [ ! -e $pin ]
 ok $? "pins are removed on exit"
-out=$(tpstat -o /dev/stdout -i 0.2 tpgen_a -- bash -c "paused_is 0 2>/dev/null; kill -USR1 \$PPID; sleep 0.5; kill -USR1 \$PPID; sleep 0.3" 2>&1)
+# The command resumes once a paused interval line is out, and ends once the resume is said.
+tt=$(mktemp)
+tpstat -o "$tt" -i 0.2 tpgen_a -- bash -c "kill -USR1 \$PPID
+	wait_until 120 'a [paused] interval line' lines_in 1 '\[paused\]' $tt >&2; kill -USR1 \$PPID
+	wait_until 120 'tpstat to say it resumed' lines_in 1 'counting resumed' $tt >&2"
+out=$(cat "$tt"); rm -f "$tt"
 grep -q 'counting paused (SIGUSR1)' <<<"$out" && grep -q 'counting resumed (SIGUSR1)' <<<"$out" && grep -q '\[paused\]' <<<"$out"
 ok $? "table output shows pausing, resuming and paused intervals"
 
@@ -192,15 +206,19 @@ txt=$(tpstat -a -I 100 -c 2 --summary tpgen_a)
 is "$(grep -cE '^ *[0-9]+\.[0-9]+ +tpgen_a ' <<<"$txt")" 2 "-I 100 -c 2 --summary: 2 interval lines"
 grep -q 'tpstat counts, system wide' <<<"$txt"
 ok $? "--summary: then the totals table"
-out=$(tpstat -a -j -i 0.5 -c 3 tpgen_a -- sh -c "echo tpgen_a 777 > $TPGEN/fire; exec sleep 5" 2>&1 >/dev/null)
+# (The sleep outlasts the 3 intervals however late their ticks come: -c ends it.)
+out=$(tpstat -a -j -i 0.5 -c 3 tpgen_a -- sh -c "echo tpgen_a 777 > $TPGEN/fire; exec sleep 3600" 2>&1 >/dev/null)
 is "$(jq -rs '[.[].interval | tostring] | join(",")' <<<"$out")" "1,2,3,3" "-j -c 3: intervals 1..3, the final line stays 3"
 is "$(jq -s '(map(select(.final | not) | .tracepoints[0].delta) | add) + (.[-1].tracepoints[0].delta)' <<<"$out")" \
 	777 "-j -c 3: the deltas, the final one's too, add up to the 777 fired"
 
 # -r N: the mean elapsed time per run, with its error, as perf stat -r prints it.
+# Each run takes at least its 0.2 s; how much more starting sleep takes is the machine's.
 txt=$(tpstat -o /dev/stdout -r 3 tpgen_a -- sleep 0.2)
-grep -qE '^ +0\.2[0-9]+ \+- [0-9.]+ seconds elapsed per run \( \+- [0-9.]+% \)$' <<<"$txt"
-ok $? "-r 3 -- sleep 0.2: '$(grep 'per run' <<<"$txt" | sed 's/^ *//')'"
+line=$(grep 'per run' <<<"$txt")
+grep -qE '^ +[0-9]+\.[0-9]+ \+- [0-9.]+ seconds elapsed per run \( \+- [0-9.]+% \)$' <<<"$line" &&
+	awk '{ exit !($1 >= 0.2) }' <<<"$line"
+ok $? "-r 3 -- sleep 0.2: '$(sed 's/^ *//' <<<"$line")'"
 out=$(tpstat -o /dev/stdout -j -r 3 tpgen_a -- sleep 0.2)
 is "$(final "$out" | jq '(.run_elapsed | length) == 3 and (.run_elapsed | all(. >= 0.2)) and .elapsed_mean >= 0.2 and .elapsed_mean < .elapsed')" \
 	true "-j -r 3: run_elapsed holds 3 runs of at least 0.2 s, elapsed_mean below the whole"
