@@ -30,17 +30,18 @@ unfollow() {
 	kill -INT "$follower"; wait "$follower"
 }
 # check NODE MIN_SEQ MAX_SEQ FILE...: every line of the FILEs is a cookie of NODE with a
-# sequence in [MIN_SEQ, MAX_SEQ], and all are distinct (exact 64-bit arithmetic)
+# sequence in [MIN_SEQ, MAX_SEQ], and all are distinct (exact 64-bit arithmetic); with
+# CHECK_EMPTY_OK=1 the FILEs may hold none
 check() {
 	python3 - "$@" <<'PY'
-import sys
+import os, sys
 node, lo, hi = (int(x) for x in sys.argv[1:4])
 cs = [int(l) for f in sys.argv[4:] for l in open(f) if l.strip()]
 bad = [c for c in cs if c >> 48 != node or not lo <= (c & (1 << 48) - 1) <= hi]
 dup = len(cs) - len(set(cs))
 print(f"{len(cs)} cookies, {len(bad)} outside node {node} [{lo}, {hi}], {dup} repeated"
       + (f", e.g. {bad[0]}" if bad else ""))
-sys.exit(1 if bad or dup or not cs else 0)
+sys.exit(1 if bad or dup or not (cs or os.environ.get("CHECK_EMPTY_OK") == "1") else 0)
 PY
 }
 
@@ -172,8 +173,11 @@ drew=$(awk 'NR == FNR { p[$1] = 1; next } $1 == "fork" && p[$2]' "$work/top.pids
 [ -n "$d0" ] && [ "$(wc -l <"$work/top.pids")" = 50 ] && [ "$drew" = 0 ] && [ $((d1 - d0)) -ge 50 ]
 ok $? "and 50 forks on a drained CPU draw no cookie, each refusal counted ($drew of them drew, denied $d0 -> $d1)"
 awk '{ print $3 }' "$work/top.follow" >"$work/top.fork"
-out=$(check 9 "$h" $((MARK_MAX - 2)) "$work"/top.{socket,fast,fork}); rc=$?
-ok $rc "every cookie handed out is node 9's, between the mark and the top: $out"
+# Which drawer got the last 999 sequences is scheduling's: the first fork on any CPU may
+# take them all into that CPU's batch (a fork of the test's own polling, before the
+# follower or the socket clients), so what these files saw may be none of them.
+out=$(CHECK_EMPTY_OK=1 check 9 "$h" $((MARK_MAX - 2)) "$work"/top.{socket,fast,fork}); rc=$?
+ok $rc "every cookie handed out that was seen is node 9's, between the mark and the top: $out"
 n=$(cat "$work"/top.{socket,fast,fork} | wc -l)
 [ "$n" -le 999 ]
 ok $? "at most the 999 sequences below the top were handed out ($n; the rest sit in per-CPU batches)"
