@@ -64,11 +64,13 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[2])), Probe).serve_forever()
 PY
 
 # Prometheus gives up a scrape at scrape_timeout (at most the interval): the tools answer
-# at once, but a loaded machine may take seconds to get there.
+# at once, but a loaded guest may take a second or two to get there. A scrape that fails is
+# tried again an interval later, and every check waits for the value it needs, so the
+# interval only sets how long each wait is (10 s made this test 125 s; 1 s could time out).
 cat >"$work/prometheus.yml" <<EOF
 global:
-  scrape_interval: 10s
-  scrape_timeout: 10s
+  scrape_interval: 3s
+  scrape_timeout: 3s
 scrape_configs:
   - job_name: tpstat
     static_configs: [{ targets: ['127.0.0.1:$tp_port'] }]
