@@ -225,25 +225,34 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 	fmt_hist_titled(f, title, h);
 }
 
-/* A --latency: its histogram of ns, then where every START and END went. */
+/*
+ * A --latency: its histogram of ns, then where every START and END went. In an interval's
+ * lines (hist.interval) the accounting is the interval's too, and open is the present.
+ */
 static void fmt_lat(FILE *f, const char *end_tp, const struct tpstat_lat_row *l)
 {
 	char title[2 * TP_NAME_LEN + 512];
 	char n[7][32];
+	bool iv = l->hist.interval;
 
 	snprintf(title, sizeof(title), "latency %s:%s -> %s:%s (ns)", l->start_tp, l->start_key,
 		 end_tp, l->end_key);
 	fmt_hist_titled(f, title, &l->hist);
-	fprintf(f, "  %s: matched %s, open %s, replaced %s, dropped %s (table full), errors %s\n",
-		l->start_tp, fmt_thousands(n[0], sizeof(n[0]), l->matched),
-		fmt_thousands(n[1], sizeof(n[1]), l->open),
-		fmt_thousands(n[2], sizeof(n[2]), l->replaced),
-		fmt_thousands(n[3], sizeof(n[3]), l->dropped),
-		fmt_thousands(n[4], sizeof(n[4]), l->start_errors));
-	fprintf(f, "  %s: matched %s, no start %s, errors %s\n\n", end_tp,
-		fmt_thousands(n[0], sizeof(n[0]), l->matched),
-		fmt_thousands(n[5], sizeof(n[5]), l->no_start),
-		fmt_thousands(n[6], sizeof(n[6]), l->end_errors));
+	fmt_thousands(n[0], sizeof(n[0]), l->matched);
+	fmt_thousands(n[1], sizeof(n[1]), l->open);
+	fmt_thousands(n[2], sizeof(n[2]), l->replaced);
+	fmt_thousands(n[3], sizeof(n[3]), l->dropped);
+	fmt_thousands(n[4], sizeof(n[4]), l->start_errors);
+	fmt_thousands(n[5], sizeof(n[5]), l->no_start);
+	fmt_thousands(n[6], sizeof(n[6]), l->end_errors);
+	if (iv)
+		fprintf(f, "  %s: in this interval matched %s, replaced %s, dropped %s (table full), "
+			"errors %s; open now %s\n", l->start_tp, n[0], n[2], n[3], n[4], n[1]);
+	else
+		fprintf(f, "  %s: matched %s, open %s, replaced %s, dropped %s (table full), errors %s\n",
+			l->start_tp, n[0], n[1], n[2], n[3], n[4]);
+	fprintf(f, "  %s: %smatched %s, no start %s, errors %s\n\n", end_tp,
+		iv ? "in this interval " : "", n[0], n[5], n[6]);
 }
 
 static int by_nk(const struct tpstat_by_row *b)
@@ -610,6 +619,18 @@ void fmt_json(FILE *f, const struct tpstat_report *r)
 	json_object_end(&j);	/* ends the line and flushes */
 }
 
+/* One line for a --by table in an interval: its keys, dropped and errors since the start. */
+static void fmt_by_note(FILE *f, const char *tp, const struct tpstat_by_row *b)
+{
+	char n[3][32];
+
+	fprintf(f, " %s by %s: %s key%s, dropped %s (no slot in the table), errors %s (reads that "
+		"failed) since the start; --summary prints the table at the end\n", tp, b->key_expr,
+		fmt_thousands(n[0], sizeof(n[0]), b->nkeys), b->nkeys == 1 ? "" : "s",
+		fmt_thousands(n[1], sizeof(n[1]), b->dropped),
+		fmt_thousands(n[2], sizeof(n[2]), b->errors));
+}
+
 void fmt_interval_header(FILE *f)
 {
 	fprintf(f, "#%12s  %-28s %-5s %15s %9s %14s  %s\n", "time", "tracepoint", "kind", "delta",
@@ -658,11 +679,32 @@ void fmt_interval(FILE *f, const struct tpstat_report *r)
 	for (int i = 0; i < r->n; i++)
 		for (int l = 0; l < r->rows[i].nlats; l++)
 			fmt_lat(f, r->rows[i].name, &r->rows[i].lats[l]);
+	/*
+	 * A --by table is the whole run's (its keys do not subtract): the totals print it, and
+	 * each interval names it with what it could not count, so that nothing is hidden.
+	 */
+	for (int i = 0; i < r->n; i++)
+		for (int b = 0; b < r->rows[i].nbys; b++)
+			fmt_by_note(f, r->rows[i].name, &r->rows[i].bys[b]);
 	fflush(f);
 }
 
-/* Under the table: each tracepoint's filters, and what filtered out and filter errors are. */
-static void fmt_filter_legend(FILE *f, const struct tpstat_report *r)
+/* A row's (filtered out) and (filter errors) lines in the table: totals, over @secs. */
+static void table_filter_rows(FILE *f, const struct tpstat_row *row, double secs)
+{
+	char num[32];
+
+	fprintf(f, "    %-28s %-5s %-9s %15s %9s %14.1f\n", "(filtered out)", "", "",
+		fmt_thousands(num, sizeof(num), row->filtered), "-", rate(row->filtered, secs));
+	fprintf(f, "    %-28s %-5s %-9s %15s %9s %14.1f\n", "(filter errors)", "", "",
+		fmt_thousands(num, sizeof(num), row->filter_errors), "-", rate(row->filter_errors, secs));
+}
+
+/*
+ * Under the table: each tracepoint's filters, and what filtered out and filter errors are.
+ * With -r the count column is the mean run, the others are over all runs.
+ */
+static void fmt_filter_legend(FILE *f, const struct tpstat_report *r, bool runs)
 {
 	bool any = false;
 
@@ -678,9 +720,10 @@ static void fmt_filter_legend(FILE *f, const struct tpstat_report *r)
 		}
 	}
 	if (any)
-		fputs(" (filtered out): events a filter rejected; (filter errors): events whose "
-		      "filter could not read its field;\n count + filtered out + filter errors + "
-		      "missed = hits\n", f);
+		fprintf(f, " (filtered out): events a filter rejected; (filter errors): events whose "
+			"filter could not read its field;\n %s + filtered out + filter errors + missed "
+			"= hits\n", runs ? "with -r, count is the mean of the runs; the runs' counts" :
+			"count");
 }
 
 void fmt_table(FILE *f, const struct tpstat_report *r)
@@ -713,6 +756,8 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 				fmt_thousands(num, sizeof(num), (__u64)llround(mean)),
 				fmt_thousands(mnum, sizeof(mnum), row->missed),
 				rate(row->count, r->elapsed - r->paused_secs), noise);
+			if (row->nfilters)
+				table_filter_rows(f, row, r->elapsed - r->paused_secs);
 			continue;
 		}
 		cpus = cpulist(row);
@@ -730,14 +775,8 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 				rest_name(row, cpus_rest, sizeof(cpus_rest)), "", "",
 				fmt_thousands(num, sizeof(num), row->rest_count), "-",
 				rate(row->rest_count, r->elapsed - r->paused_secs));
-		if (row->nfilters) {
-			fprintf(f, "    %-28s %-5s %-9s %15s %9s %14.1f\n", "(filtered out)", "", "",
-				fmt_thousands(num, sizeof(num), row->filtered), "-",
-				rate(row->filtered, r->elapsed - r->paused_secs));
-			fprintf(f, "    %-28s %-5s %-9s %15s %9s %14.1f\n", "(filter errors)", "", "",
-				fmt_thousands(num, sizeof(num), row->filter_errors), "-",
-				rate(row->filter_errors, r->elapsed - r->paused_secs));
-		}
+		if (row->nfilters)
+			table_filter_rows(f, row, r->elapsed - r->paused_secs);
 	}
 	if (r->nruns) {
 		double mean, sd, noise;
@@ -755,11 +794,12 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 	fputs("\n", f);
 	for (int i = 0; i < r->n; i++)
 		if (r->rows[i].missed) {
-			fputs(" missed: hits the kernel did not let the program see (a tracepoint fired "
-			      "while its program ran on the same CPU); count + missed = hits\n", f);
+			fprintf(f, " missed: hits the kernel did not let the program see (a tracepoint "
+				"fired while its program ran on the same CPU); %s + missed = hits\n",
+				nruns ? "the runs' counts" : "count");
 			break;
 		}
-	fmt_filter_legend(f, r);
+	fmt_filter_legend(f, r, nruns > 0);
 	fputs("\n", f);
 	for (int i = 0; i < r->n; i++)
 		for (int h = 0; h < r->rows[i].nhists; h++)
@@ -773,13 +813,23 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 	fflush(f);
 }
 
-/* A CPU list without the separator in it: ranges joined by spaces. */
-static void csv_cpulist(char *buf, size_t len, const struct tpstat_row *row)
+/*
+ * A CPU list without the separator in it: ranges joined by spaces, allocated to fit (as
+ * cpulist(), without its marker); NULL when out of memory.
+ */
+static char *csv_cpulist(const struct tpstat_row *row)
 {
-	fmt_cpulist(buf, len, row->cpus, row->cpu_words);
+	char one[1], *buf;
+	int len = fmt_cpulist(one, sizeof(one), row->cpus, row->cpu_words);
+
+	buf = malloc(len + 1);
+	if (!buf)
+		return NULL;
+	fmt_cpulist(buf, len + 1, row->cpus, row->cpu_words);
 	for (char *p = buf; *p; p++)
 		if (*p == ',')
 			*p = ' ';
+	return buf;
 }
 
 /* Two empty CSV columns: "SEP SEP" (a separator is one character, or a short string). */
@@ -801,22 +851,23 @@ static const char *csv_empty2(const char *sep)
 void fmt_csv(FILE *f, const struct tpstat_report *r)
 {
 	const char *s = r->csv;
-	char cpus[256];
+	char rest[32];
 
 	for (int i = 0; i < r->n; i++) {
 		const struct tpstat_row *row = &r->rows[i];
 		__u64 count = r->final ? row->count : row->delta;
 		__u64 missed = r->final ? row->missed : row->missed_delta;
 		double span = r->final ? r->elapsed - r->paused_secs : r->span;
+		char *cpus = csv_cpulist(row);
 
-		csv_cpulist(cpus, sizeof(cpus), row);
 		if (!r->final)
 			fprintf(f, "%.3f%s", r->elapsed, s);
 		if (r->per_cpu)
 			fprintf(f, "all%s", s);
 		fprintf(f, "%llu%s%llu%s", (unsigned long long)count, s, (unsigned long long)missed, s);
 		fprintf(f, "%s%s%s%s%s%s", row->name, s, tp_kind_name(row->kind), s, row->module, s);
-		fprintf(f, "%.1f%s%s", rate(count, span), s, cpus);
+		fprintf(f, "%.1f%s%s", rate(count, span), s, cpus ? cpus : "?");
+		free(cpus);
 		if (row->nruns) {
 			double mean, sd, noise;
 
@@ -845,7 +896,7 @@ void fmt_csv(FILE *f, const struct tpstat_report *r)
 
 			if (!r->final)
 				fprintf(f, "%.3f%s", r->elapsed, s);
-			fprintf(f, "%s%s%llu%s%s", rest_name(row, cpus, sizeof(cpus)), s,
+			fprintf(f, "%s%s%llu%s%s", rest_name(row, rest, sizeof(rest)), s,
 				(unsigned long long)v, s, s);
 			fprintf(f, "%s%s%s%s%s%s", row->name, s, tp_kind_name(row->kind), s, row->module, s);
 			fprintf(f, "%.1f%s%d-%d%s\n", rate(v, span), s, row->ncpu, row->rest_last,
