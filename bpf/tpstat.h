@@ -194,11 +194,16 @@ struct tpstat_key {
 	__u64 k[TPSTAT_KEY_WORDS];	/* key i in k[2i] (a comm in k[2i] and k[2i + 1]) */
 };
 
-/* Per key: the count, and with --value the sum (two's complement), min and max. */
+/*
+ * Per key: the count, and with --value the sum, min and max. The sum is 128-bit two's
+ * complement as --hist's (sum the low word, sum_hi the high one): 2 million values of 1e13
+ * are past 2^64 already.
+ */
 struct tpstat_by_val {
 	__u64 count;
 	__u64 sum;
 	__u64 min, max;
+	__u64 sum_hi;
 };
 
 /* In .bss, per --by. */

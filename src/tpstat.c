@@ -230,6 +230,7 @@ static void read_by_table(struct state *s)
 				memcpy(e->k, keys[i].k, sizeof(e->k));
 				e->count = vals[i].count;
 				e->sum = vals[i].sum;
+				e->sum_hi = vals[i].sum_hi;
 				e->min = vals[i].min;
 				e->max = vals[i].max;
 			}

@@ -95,23 +95,29 @@ int fmt_cpu_counts(const __u64 *slots, int possible, __u64 *per_cpu, __u64 *rest
 	return n;
 }
 
+/* A 128-bit sum @hi:@lo as a JSON number: a plain one while it fits 64 bits, else exact. */
+static void json_sum_field(struct json *j, const char *name, __u64 lo, __u64 hi, bool sg)
+{
+	if (sg ? hi == ((__s64)lo < 0 ? UINT64_MAX : 0) : !hi) {
+		if (sg)
+			json_i64_field(j, name, (__s64)lo);
+		else
+			json_u64_field(j, name, lo);
+	} else {
+		char sum[48];
+
+		/* Past 64 bits: the exact integer (JSON numbers have no size). */
+		json_number_field(j, name, buckets_sum(sum, sizeof(sum), lo, hi, sg));
+	}
+}
+
 /* A histogram's fields, inside its object: samples, [errors,] sum, min, max, buckets. */
 static void json_hist_fields(struct json *j, const struct tpstat_hist_row *h, bool errors)
 {
 	json_u64_field(j, "samples", h->samples);
 	if (errors)
 		json_u64_field(j, "errors", h->errors);
-	if (h->is_signed ? h->sum_hi == ((__s64)h->sum < 0 ? UINT64_MAX : 0) : !h->sum_hi) {
-		if (h->is_signed)
-			json_i64_field(j, "sum", (__s64)h->sum);
-		else
-			json_u64_field(j, "sum", h->sum);
-	} else {
-		char sum[48];
-
-		/* Past 64 bits: the exact integer (JSON numbers have no size). */
-		json_number_field(j, "sum", buckets_sum(sum, sizeof(sum), h->sum, h->sum_hi, h->is_signed));
-	}
+	json_sum_field(j, "sum", h->sum, h->sum_hi, h->is_signed);
 	if (!h->samples) {
 		json_null_field(j, "min");
 		json_null_field(j, "max");
@@ -322,12 +328,12 @@ void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, 
 	}
 }
 
-/* --value's average: the 128-bit-free mean of a u64 or s64 sum over count. */
+/* --value's average: the true 128-bit sum over the count. */
 static double by_avg(const struct tpstat_by_row *b, const struct tpstat_by_entry *e)
 {
 	if (!e->count)
 		return 0;
-	return b->value_signed ? (double)(__s64)e->sum / e->count : (double)e->sum / e->count;
+	return buckets_sum_double(e->sum, e->sum_hi, b->value_signed) / e->count;
 }
 
 static void json_by_key(struct json *j, const struct tpstat_by_row *b,
@@ -381,7 +387,7 @@ static void json_by(struct json *j, const struct tpstat_by_row *b)
 		}
 		json_u64_field(j, "count", e->count);
 		if (b->value_expr) {
-			json_value(j, "sum", b->value_signed, e->sum);
+			json_sum_field(j, "sum", e->sum, e->sum_hi, b->value_signed);
 			json_value(j, "min", b->value_signed, e->min);
 			json_value(j, "max", b->value_signed, e->max);
 			json_float_field(j, "avg", 3, by_avg(b, e));
@@ -401,7 +407,7 @@ static void json_by(struct json *j, const struct tpstat_by_row *b)
 /* One --by table: a column per key, the count, and with --value its avg, min, max, sum. */
 static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 {
-	char key[FMT_KEY_LEN], num[32], v[3][32];
+	char key[FMT_KEY_LEN], num[32], v[3][48];
 	int nk = by_nk(b), kw[TPSTAT_BY_KEYS];
 
 	fprintf(f, " %s by %s%s%s: %llu key%s", tp, b->key_expr, b->value_expr ? ", value " : "",
@@ -431,7 +437,7 @@ static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 		fprintf(f, " %-*s", kw[k], nk > 1 ? b->keys[k] : b->key_expr);
 	fprintf(f, " %15s", "count");
 	if (b->value_expr)
-		fprintf(f, " %14s %14s %14s %20s", "avg", "min", "max", "sum");
+		fprintf(f, " %14s %14s %14s %21s", "avg", "min", "max", "sum");
 	fputs("\n", f);
 	for (int i = 0; i < b->n; i++) {
 		const struct tpstat_by_entry *e = &b->entries[i];
@@ -445,14 +451,14 @@ static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 		if (b->value_expr && b->value_signed) {
 			snprintf(v[0], sizeof(v[0]), "%lld", (long long)e->min);
 			snprintf(v[1], sizeof(v[1]), "%lld", (long long)e->max);
-			snprintf(v[2], sizeof(v[2]), "%lld", (long long)e->sum);
 		} else if (b->value_expr) {
 			snprintf(v[0], sizeof(v[0]), "%llu", (unsigned long long)e->min);
 			snprintf(v[1], sizeof(v[1]), "%llu", (unsigned long long)e->max);
-			snprintf(v[2], sizeof(v[2]), "%llu", (unsigned long long)e->sum);
 		}
 		if (b->value_expr)
-			fprintf(f, " %14.1f %14s %14s %20s", by_avg(b, e), v[0], v[1], v[2]);
+			buckets_sum(v[2], sizeof(v[2]), e->sum, e->sum_hi, b->value_signed);
+		if (b->value_expr)
+			fprintf(f, " %14.1f %14s %14s %21s", by_avg(b, e), v[0], v[1], v[2]);
 		fputs("\n", f);
 	}
 	if (b->nkeys > (__u64)b->n) {

@@ -197,8 +197,7 @@ static void key_series(struct metrics *m, const char *tp, const struct tpstat_by
 	l[1] = (struct metrics_label){ "key_expr", br->key_expr };
 	for (int e = 0; e < br->n; e++) {
 		const struct tpstat_by_entry *en = &br->entries[e];
-		__u64 val = what == KEY_HITS ? en->count : what == KEY_SUM ? en->sum :
-			    what == KEY_MIN ? en->min : en->max;
+		__u64 val = what == KEY_HITS ? en->count : what == KEY_MIN ? en->min : en->max;
 
 		if (br->nk > 1) {
 			for (int k = 0; k < br->nk; k++) {
@@ -209,7 +208,10 @@ static void key_series(struct metrics *m, const char *tp, const struct tpstat_by
 			fmt_by_key(br, en, key[0], sizeof(key[0]));
 			l[2] = (struct metrics_label){ "key", key[0] };
 		}
-		if (what != KEY_HITS && br->value_signed)
+		if (what == KEY_SUM)	/* the 128-bit sum, as a double */
+			metrics_double(m, l, 2 + nl, buckets_sum_double(en->sum, en->sum_hi,
+									br->value_signed));
+		else if (what != KEY_HITS && br->value_signed)
 			metrics_double(m, l, 2 + nl, (double)(__s64)val);
 		else
 			metrics_u64(m, l, 2 + nl, val);
