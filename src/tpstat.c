@@ -339,8 +339,9 @@ static void read_lats(struct state *s)
 		count = 256;
 		err = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, vals, &count, &o);
 		first = false;
+		/* Entries holding a START's time: not one claimed by an END, nor FREE. */
 		for (__u32 i = 0; i < count; i++)
-			if (keys[i].lat < (__u32)s->o->nlat)
+			if (keys[i].lat < (__u32)s->o->nlat && vals[i].ns > TPSTAT_LAT_FREE)
 				s->lat[keys[i].lat].open++;
 	} while (!err);
 	if (errno != ENOENT)
@@ -533,6 +534,8 @@ static void fields_rows(struct state *s, bool interval)
 				.dropped = st.dropped - base->dropped,
 				.start_errors = st.start_errors - base->start_errors,
 				.end_errors = st.end_errors - base->end_errors,
+				.start_busy = st.start_busy - base->start_busy,
+				.end_busy = st.end_busy - base->end_busy,
 			};
 			r->matched = r->hist.samples;
 			r->hist.expr = "ns";

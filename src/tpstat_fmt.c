@@ -238,7 +238,7 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 static void fmt_lat(FILE *f, const char *end_tp, const struct tpstat_lat_row *l)
 {
 	char title[2 * TP_NAME_LEN + 512];
-	char n[7][32];
+	char n[9][32];
 	bool iv = l->hist.interval;
 
 	snprintf(title, sizeof(title), "latency %s:%s -> %s:%s (ns)", l->start_tp, l->start_key,
@@ -251,14 +251,17 @@ static void fmt_lat(FILE *f, const char *end_tp, const struct tpstat_lat_row *l)
 	fmt_thousands(n[4], sizeof(n[4]), l->start_errors);
 	fmt_thousands(n[5], sizeof(n[5]), l->no_start);
 	fmt_thousands(n[6], sizeof(n[6]), l->end_errors);
+	fmt_thousands(n[7], sizeof(n[7]), l->start_busy);
+	fmt_thousands(n[8], sizeof(n[8]), l->end_busy);
 	if (iv)
 		fprintf(f, "  %s: in this interval matched %s, replaced %s, dropped %s (table full), "
-			"errors %s; open now %s\n", l->start_tp, n[0], n[2], n[3], n[4], n[1]);
+			"busy %s, errors %s; open now %s\n", l->start_tp, n[0], n[2], n[3], n[7], n[4],
+			n[1]);
 	else
-		fprintf(f, "  %s: matched %s, open %s, replaced %s, dropped %s (table full), errors %s\n",
-			l->start_tp, n[0], n[1], n[2], n[3], n[4]);
-	fprintf(f, "  %s: %smatched %s, no start %s, errors %s\n\n", end_tp,
-		iv ? "in this interval " : "", n[0], n[5], n[6]);
+		fprintf(f, "  %s: matched %s, open %s, replaced %s, dropped %s (table full), busy %s, "
+			"errors %s\n", l->start_tp, n[0], n[1], n[2], n[3], n[7], n[4]);
+	fprintf(f, "  %s: %smatched %s, no start %s, busy %s, errors %s\n\n", end_tp,
+		iv ? "in this interval " : "", n[0], n[5], n[8], n[6]);
 }
 
 static int by_nk(const struct tpstat_by_row *b)
@@ -490,6 +493,8 @@ static void json_lat(struct json *j, const struct tpstat_lat_row *l)
 	json_u64_field(j, "replaced", l->replaced);
 	json_u64_field(j, "open", l->open);
 	json_u64_field(j, "dropped", l->dropped);
+	json_u64_field(j, "start_busy", l->start_busy);
+	json_u64_field(j, "end_busy", l->end_busy);
 	json_u64_field(j, "start_errors", l->start_errors);
 	json_u64_field(j, "end_errors", l->end_errors);
 	json_object_end(j);

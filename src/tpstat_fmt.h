@@ -64,6 +64,7 @@ struct tpstat_lat_row {
 	const char *start_key, *end_key;
 	struct tpstat_hist_row hist;	/* samples = matched */
 	__u64 matched, no_start, replaced, open, dropped, start_errors, end_errors;
+	__u64 start_busy, end_busy;	/* the table busy (-EBUSY), or changing under them */
 };
 
 struct tpstat_row {

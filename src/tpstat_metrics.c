@@ -135,14 +135,14 @@ static void lat_labels(struct metrics_label *l, const char *end, const struct tp
  * --latency: a histogram per latency, {start, end, key_expr}, in seconds (Prometheus' base
  * unit: promtool refuses _nanoseconds; the table and JSON keep ns), and where every START
  * and END went, one counter per outcome: START = matched + open + replaced + dropped +
- * start_errors, END = matched + no_start + end_errors. open goes down when an END matches,
+ * start_busy + start_errors, END = matched + no_start + end_busy + end_errors. open goes down when an END matches,
  * so it is a gauge family of its own: inside the counter family each fall would read as a
  * counter reset.
  */
 static void lat_metrics(struct metrics *m, const struct tpstat_mview *v)
 {
 	static const char *const outcome[] = { "matched", "no_start", "replaced", "dropped",
-					       "start_errors", "end_errors" };
+					       "start_busy", "end_busy", "start_errors", "end_errors" };
 	char keys[512];
 	bool first = true;
 
@@ -164,16 +164,17 @@ static void lat_metrics(struct metrics *m, const struct tpstat_mview *v)
 		for (int k = 0; k < v->tp[i].nlats; k++) {
 			const struct tpstat_lat_row *lr = &v->tp[i].lats[k];
 			const __u64 val[] = { lr->matched, lr->no_start, lr->replaced, lr->dropped,
-					      lr->start_errors, lr->end_errors };
+					      lr->start_busy, lr->end_busy, lr->start_errors,
+					      lr->end_errors };
 			struct metrics_label l[4];
 
 			lat_labels(l, v->tp[i].tp->name, lr, keys, sizeof(keys));
 			if (first)
 				metrics_family(m, "bareatom_latency_events", METRICS_COUNTER, NULL,
 					       "Where each START and END of a --latency went: START = "
-					       "matched + open + replaced + dropped + start_errors, END "
-					       "= matched + no_start + end_errors (open: "
-					       "bareatom_latency_open).");
+					       "matched + open + replaced + dropped + start_busy + "
+					       "start_errors, END = matched + no_start + end_busy + "
+					       "end_errors (open: bareatom_latency_open).");
 			first = false;
 			for (size_t o = 0; o < sizeof(val) / sizeof(val[0]); o++) {
 				l[3] = (struct metrics_label){ "outcome", outcome[o] };

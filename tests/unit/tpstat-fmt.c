@@ -153,7 +153,7 @@ static void interval_tables(void)
 		.start_key = "seq", .end_key = "seq",
 		.hist = { .expr = "ns", .samples = 5, .buckets = buckets, .interval = true },
 		.matched = 5, .no_start = 6, .replaced = 7, .open = 8, .dropped = 9,
-		.start_errors = 10, .end_errors = 11 };
+		.start_errors = 10, .end_errors = 11, .start_busy = 12, .end_busy = 13 };
 	struct tpstat_row rows[2] = {
 		{ .name = "tpgen_a", .module = "tpgen", .kind = TP_KIND_BARE, .count = 40,
 		  .delta = 4, .cpus = cpus, .cpu_words = 1, .bys = &by, .nbys = 1 },
@@ -173,8 +173,8 @@ static void interval_tables(void)
 		      "(reads that failed) since the start; --summary prints the table at the end\n",
 		      "-i: a --by table is named with its keys, dropped and errors, and where it is");
 	ASSERT_STRSTR(text, "  tpgen_a: in this interval matched 5, replaced 7, dropped 9 (table full), "
-		      "errors 10; open now 8\n", "-i: a latency's START accounting is the interval's");
-	ASSERT_STRSTR(text, "  tpgen_b: in this interval matched 5, no start 6, errors 11\n",
+		      "busy 12, errors 10; open now 8\n", "-i: a latency's START accounting is the interval's");
+	ASSERT_STRSTR(text, "  tpgen_b: in this interval matched 5, no start 6, busy 13, errors 11\n",
 		      "and its END's");
 	free(text);
 }

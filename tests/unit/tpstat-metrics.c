@@ -148,7 +148,7 @@ static void latency_rows(void)
 		.start_key = "seq", .end_key = "seq",
 		.hist = { .expr = "ns", .samples = 5, .sum = 5000, .min = 600, .max = 1500,
 			  .buckets = lat_buckets[0] },
-		.matched = 5, .no_start = 1, .replaced = 2, .open = 8, .dropped = 3,
+		.matched = 5, .no_start = 1, .replaced = 2, .open = 8, .dropped = 3, .start_busy = 4, .end_busy = 6,
 		.start_errors = 0, .end_errors = 0 };
 	lats[1] = (struct tpstat_lat_row){ .text = "tpgen_a:pid,tpgen_b:pid:0:10000:1000",
 		.start_tp = "tpgen_a", .start_key = "pid", .end_key = "pid",
@@ -312,7 +312,11 @@ int main(int argc, char **argv)
 	ASSERT_STRSTR(t, "# TYPE bareatom_latency_open gauge\n", "open STARTs: a gauge family");
 	ASSERT_STRSTR(t, "bareatom_latency_open{start=\"tpgen_a\",end=\"tpgen_b\","
 		      "key_expr=\"seq,seq\"} 8\n", "holding the STARTs open now");
-	ASSERT_STRSTR(t, "outcome=\"dropped\"} 3\n", "the STARTs dropped are an outcome");
+	ASSERT_STRSTR(t, "bareatom_latency_events_total{start=\"tpgen_a\",end=\"tpgen_b\","
+		      "key_expr=\"seq,seq\",outcome=\"start_busy\"} 4\n",
+		      "STARTs the table refused busy are an outcome of their own");
+	ASSERT_STRSTR(t, "outcome=\"dropped\"} 3\n", "apart from dropped (the table full)");
+	ASSERT_STRSTR(t, "outcome=\"end_busy\"} 6\n", "and ENDs that lost every race too");
 	t = render(&m, METRICS_OPENMETRICS, all_families);
 	ASSERT_TRUE(!m.err && !m.skipped, "every family tpstat writes at once: a valid page");
 	ASSERT_STRSTR(t, "bareatom_tracepoint_key_value_summed{tracepoint=\"tpgen_a\","

@@ -10,13 +10,13 @@ final() { grep '"final":true' <<<"$1"; }
 tp() { final "$1" | jq -c ".tracepoints[] | select(.name == \"$2\")"; }
 lat() { tp "$1" "$2" | jq -c ".latency[$3]"; }
 acct='[.matched, .no_start, .replaced, .open, .dropped, .start_errors, .end_errors]'
-# sums OUT START END: START's count = matched + open + replaced + dropped + start_errors and
-# END's = matched + no_start + end_errors, with samples = matched.
+# sums OUT START END: START's count = matched + open + replaced + dropped + start_busy +
+# start_errors and END's = matched + no_start + end_busy + end_errors, with samples = matched.
 sums() {
 	local l; l=$(lat "$1" "$3" 0)
 	jq -e --argjson s "$(tp "$1" "$2" | jq .count)" --argjson e "$(tp "$1" "$3" | jq .count)" \
-		'.samples == .matched and $s == .matched + .open + .replaced + .dropped + .start_errors
-		 and $e == .matched + .no_start + .end_errors' <<<"$l" >/dev/null
+		'.samples == .matched and $s == .matched + .open + .replaced + .dropped + .start_busy +
+		 .start_errors and $e == .matched + .no_start + .end_busy + .end_errors' <<<"$l" >/dev/null
 }
 
 # The write of a pair fire, timed by its command (bash -c CMD): its pairs follow one another
@@ -101,8 +101,8 @@ is "$(jq -s -c '[.[].tracepoints[] | select(.name == "tpgen_b") | .latency[0].sa
 	"[true,150]" "-j: each line's latency is cumulative, like count, the final one 150"
 out=$(tpstat -o /dev/stdout -a --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c "echo tpgen_a 10 pair 1000 > $TPGEN/fire")
 grep -q '^ latency tpgen_a:seq -> tpgen_b:seq (ns)  samples 10' <<<"$out" &&
-	grep -q '^  tpgen_a: matched 10, open 0, replaced 0, dropped 0 (table full), errors 0$' <<<"$out" &&
-	grep -q '^  tpgen_b: matched 10, no start 0, errors 0$' <<<"$out"
+	grep -q '^  tpgen_a: matched 10, open 0, replaced 0, dropped 0 (table full), busy 0, errors 0$' <<<"$out" &&
+	grep -q '^  tpgen_b: matched 10, no start 0, busy 0, errors 0$' <<<"$out"
 ok $? "the table shows the histogram and where every start and end went"
 
 # 8. Metrics: a histogram family in seconds, the outcomes, the open STARTs as a gauge; both
