@@ -137,35 +137,38 @@ static __always_inline struct tpstat_by_val tpstat_by_value_first(__u64 v, bool 
 }
 
 /*
+ * Lower *@p to @v (raise, with @max) when @v is beyond it, with a bounded cmpxchg loop:
+ * false when it gave up after TPSTAT_MINMAX_TRIES.
+ */
+static __always_inline bool tpstat_by_extreme(__u64 *p, __u64 v, bool sg, bool max)
+{
+	__u64 old = *(volatile __u64 *)p;
+
+	for (int i = 0; i < TPSTAT_MINMAX_TRIES; i++) {
+		__u64 seen;
+
+		if (max ? (sg ? (__s64)v <= (__s64)old : v <= old) :
+			  (sg ? (__s64)v >= (__s64)old : v >= old))
+			return true;
+		seen = atomic_cmpxchg(p, old, v);
+		if (seen == old)
+			return true;
+		old = seen;
+	}
+	return false;
+}
+
+/*
  * --value: add @v to an existing key's 128-bit sum, min and max (@sg: signed); min/max
  * updates given up after TPSTAT_MINMAX_TRIES are counted in @st. The count is the caller's.
  */
 static __always_inline void tpstat_by_value_add(struct tpstat_by_val *c, __u64 v, bool sg,
 						struct tpstat_by_stats *st)
 {
-	__u64 old;
-	int i;
-
 	tpstat_sum128_add(&c->sum, &c->sum_hi, v, sg);
-	old = *(volatile __u64 *)&c->min;
-	for (i = 0; i < TPSTAT_MINMAX_TRIES && (sg ? (__s64)v < (__s64)old : v < old); i++) {
-		__u64 seen = atomic_cmpxchg(&c->min, old, v);
-
-		if (seen == old)
-			break;
-		old = seen;
-	}
-	if (i == TPSTAT_MINMAX_TRIES)
+	if (!tpstat_by_extreme(&c->min, v, sg, false))
 		atomic_add(&st->minmax_lost, 1);
-	old = *(volatile __u64 *)&c->max;
-	for (i = 0; i < TPSTAT_MINMAX_TRIES && (sg ? (__s64)v > (__s64)old : v > old); i++) {
-		__u64 seen = atomic_cmpxchg(&c->max, old, v);
-
-		if (seen == old)
-			break;
-		old = seen;
-	}
-	if (i == TPSTAT_MINMAX_TRIES)
+	if (!tpstat_by_extreme(&c->max, v, sg, true))
 		atomic_add(&st->minmax_lost, 1);
 }
 

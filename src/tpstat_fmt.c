@@ -54,17 +54,27 @@ const char *fmt_thousands(char *buf, size_t len, __u64 v)
 
 /*
  * The CPU list of @row, allocated to fit (a sparse set of thousands of CPUs is longer than
- * any fixed buffer), with a marker when the set is incomplete; NULL when out of memory.
+ * any fixed buffer) with @extra bytes of room after its *@len; NULL when out of memory.
  */
-static char *cpulist(const struct tpstat_row *row)
+static char *cpulist_alloc(const struct tpstat_row *row, int extra, int *len)
 {
 	char one[1], *buf;
-	int len = fmt_cpulist(one, sizeof(one), row->cpus, row->cpu_words);
 
-	buf = malloc(len + 32);
+	*len = fmt_cpulist(one, sizeof(one), row->cpus, row->cpu_words);
+	buf = malloc(*len + 1 + extra);
+	if (buf)
+		fmt_cpulist(buf, *len + 1, row->cpus, row->cpu_words);
+	return buf;
+}
+
+/* The CPU list of @row for the table, with a marker when the set is incomplete. */
+static char *cpulist(const struct tpstat_row *row)
+{
+	int len;
+	char *buf = cpulist_alloc(row, 32, &len);
+
 	if (!buf)
 		return NULL;
-	fmt_cpulist(buf, len + 1, row->cpus, row->cpu_words);
 	if (row->cpus_truncated)
 		snprintf(buf + len, 32, " (and CPUs >= %d)", row->cpu_words * 64);
 	return buf;
@@ -830,14 +840,10 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
  */
 static char *csv_cpulist(const struct tpstat_row *row)
 {
-	char one[1], *buf;
-	int len = fmt_cpulist(one, sizeof(one), row->cpus, row->cpu_words);
+	int len;
+	char *buf = cpulist_alloc(row, 0, &len);
 
-	buf = malloc(len + 1);
-	if (!buf)
-		return NULL;
-	fmt_cpulist(buf, len + 1, row->cpus, row->cpu_words);
-	for (char *p = buf; *p; p++)
+	for (char *p = buf; p && *p; p++)
 		if (*p == ',')
 			*p = ' ';
 	return buf;

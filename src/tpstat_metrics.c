@@ -139,27 +139,32 @@ static void lat_labels(struct metrics_label *l, const char *end, const struct tp
  * so it is a gauge family of its own: inside the counter family each fall would read as a
  * counter reset.
  */
-static void lat_metrics(struct metrics *m, const struct tpstat_mview *v)
+/* What a --latency family holds. */
+enum lat_value { LAT_SECONDS, LAT_EVENTS, LAT_OPEN };
+
+static const struct {
+	const char *name;
+	enum metrics_type type;
+	const char *unit, *help;
+} lat_family[] = {
+	[LAT_SECONDS] = { "bareatom_latency_seconds", METRICS_HISTOGRAM, "seconds",
+			  "Time from START to END of the same key (tpstat --latency), measured in ns." },
+	[LAT_EVENTS] = { "bareatom_latency_events", METRICS_COUNTER, NULL,
+			 "Where each START and END of a --latency went: START = matched + open + "
+			 "replaced + dropped + start_busy + start_errors, END = matched + no_start + "
+			 "end_busy + end_errors (open: bareatom_latency_open)." },
+	[LAT_OPEN] = { "bareatom_latency_open", METRICS_GAUGE, NULL,
+		       "STARTs of a --latency waiting for their END now." },
+};
+
+/* One --latency family, @what: the series of every latency; none without --latency. */
+static void lat_metrics(struct metrics *m, const struct tpstat_mview *v, enum lat_value what)
 {
 	static const char *const outcome[] = { "matched", "no_start", "replaced", "dropped",
 					       "start_busy", "end_busy", "start_errors", "end_errors" };
 	char keys[512];
 	bool first = true;
 
-	for (int i = 0; i < v->n; i++)
-		for (int k = 0; k < v->tp[i].nlats; k++) {
-			const struct tpstat_lat_row *lr = &v->tp[i].lats[k];
-			struct metrics_label l[3];
-
-			lat_labels(l, v->tp[i].tp->name, lr, keys, sizeof(keys));
-			if (first)
-				metrics_family(m, "bareatom_latency_seconds", METRICS_HISTOGRAM, "seconds",
-					       "Time from START to END of the same key (tpstat "
-					       "--latency), measured in ns.");
-			first = false;
-			hist_metric_l(m, l, 3, &lr->hist, 1e9);
-		}
-	first = true;
 	for (int i = 0; i < v->n; i++)
 		for (int k = 0; k < v->tp[i].nlats; k++) {
 			const struct tpstat_lat_row *lr = &v->tp[i].lats[k];
@@ -170,29 +175,18 @@ static void lat_metrics(struct metrics *m, const struct tpstat_mview *v)
 
 			lat_labels(l, v->tp[i].tp->name, lr, keys, sizeof(keys));
 			if (first)
-				metrics_family(m, "bareatom_latency_events", METRICS_COUNTER, NULL,
-					       "Where each START and END of a --latency went: START = "
-					       "matched + open + replaced + dropped + start_busy + "
-					       "start_errors, END = matched + no_start + end_busy + "
-					       "end_errors (open: bareatom_latency_open).");
+				metrics_family(m, lat_family[what].name, lat_family[what].type,
+					       lat_family[what].unit, lat_family[what].help);
 			first = false;
-			for (size_t o = 0; o < sizeof(val) / sizeof(val[0]); o++) {
-				l[3] = (struct metrics_label){ "outcome", outcome[o] };
-				metrics_u64(m, l, 4, val[o]);
-			}
-		}
-	first = true;
-	for (int i = 0; i < v->n; i++)
-		for (int k = 0; k < v->tp[i].nlats; k++) {
-			const struct tpstat_lat_row *lr = &v->tp[i].lats[k];
-			struct metrics_label l[3];
-
-			lat_labels(l, v->tp[i].tp->name, lr, keys, sizeof(keys));
-			if (first)
-				metrics_family(m, "bareatom_latency_open", METRICS_GAUGE, NULL,
-					       "STARTs of a --latency waiting for their END now.");
-			first = false;
-			metrics_u64(m, l, 3, lr->open);
+			if (what == LAT_SECONDS)
+				hist_metric_l(m, l, 3, &lr->hist, 1e9);
+			else if (what == LAT_OPEN)
+				metrics_u64(m, l, 3, lr->open);
+			else
+				for (size_t o = 0; o < sizeof(val) / sizeof(val[0]); o++) {
+					l[3] = (struct metrics_label){ "outcome", outcome[o] };
+					metrics_u64(m, l, 4, val[o]);
+				}
 		}
 }
 
@@ -347,7 +341,8 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 			l[1] = (struct metrics_label){ "expr", v->tp[i].hists[h].expr };
 			metrics_u64(m, l, 2, v->tp[i].hists[h].errors);
 		}
-	lat_metrics(m, v);
+	for (enum lat_value what = LAT_SECONDS; what <= LAT_OPEN; what++)
+		lat_metrics(m, v, what);
 	/*
 	 * --by: the top keys (the cap is --top) as key_hits{key}; the rest in a family of its
 	 * own, since any text a key="..." could use is also a possible key (a process named
