@@ -220,36 +220,6 @@ static __always_inline void record_fields(const int idx, const __u64 *args, __u3
 #define EEXIST 17
 #endif
 
-/* --value: add @v to an existing key's sum, min and max (@sg: signed). */
-static __always_inline void by_value_add(struct tpstat_by_val *c, __u64 v, bool sg,
-					 struct tpstat_by_stats *st)
-{
-	__u64 old;
-	int i;
-
-	atomic_add(&c->sum, v);
-	old = *(volatile __u64 *)&c->min;
-	for (i = 0; i < TPSTAT_MINMAX_TRIES && (sg ? (__s64)v < (__s64)old : v < old); i++) {
-		__u64 seen = atomic_cmpxchg(&c->min, old, v);
-
-		if (seen == old)
-			break;
-		old = seen;
-	}
-	if (i == TPSTAT_MINMAX_TRIES)
-		atomic_add(&st->minmax_lost, 1);
-	old = *(volatile __u64 *)&c->max;
-	for (i = 0; i < TPSTAT_MINMAX_TRIES && (sg ? (__s64)v > (__s64)old : v > old); i++) {
-		__u64 seen = atomic_cmpxchg(&c->max, old, v);
-
-		if (seen == old)
-			break;
-		old = seen;
-	}
-	if (i == TPSTAT_MINMAX_TRIES)
-		atomic_add(&st->minmax_lost, 1);
-}
-
 /* Key @i of --by @by into @key (its words 2i and 2i + 1): false when a read failed. */
 static __always_inline bool by_key(const volatile struct tpstat_by *by, __u32 i,
 				   struct tpstat_key *key, const __u64 *args, __u32 cpu)
@@ -310,7 +280,7 @@ static __always_inline void record_keys(const int idx, const __u64 *args, __u32 
 		}
 		c = bpf_map_lookup_elem(&by_counts, &key);
 		if (!c) {
-			nv = (struct tpstat_by_val){ .count = 1, .sum = v, .min = v, .max = v };
+			nv = tpstat_by_value_first(v, by->vfield.is_signed);
 			if (!bpf_map_update_elem(&by_counts, &key, &nv, BPF_NOEXIST))
 				continue;
 			c = bpf_map_lookup_elem(&by_counts, &key);
@@ -321,7 +291,7 @@ static __always_inline void record_keys(const int idx, const __u64 *args, __u32 
 		}
 		atomic_add(&c->count, 1);
 		if (by->value)
-			by_value_add(c, v, by->vfield.is_signed, &by_stats[b]);
+			tpstat_by_value_add(c, v, by->vfield.is_signed, &by_stats[b]);
 	}
 }
 

@@ -144,17 +144,30 @@ struct tpstat_lat_key {
 	__u64 key;
 };
 
+/*
+ * An open START (bpf/tpstat_latency.h): its time, or TPSTAT_LAT_CLAIMED while the END that
+ * matched it deletes it, or TPSTAT_LAT_FREE when that delete failed (-EBUSY): no START,
+ * an entry the next START of its key takes. The key is kept beside the time, so that a
+ * program holding an entry that was freed and reused for another key sees so.
+ */
+#define TPSTAT_LAT_CLAIMED	0
+#define TPSTAT_LAT_FREE		1
 struct tpstat_lat_start {
-	__u64 ns;		/* TPSTAT_NOW() at the START */
+	__u64 ns;		/* TPSTAT_NOW() at the START (> TPSTAT_LAT_FREE), or the above */
+	__u64 key;		/* the table key's, again */
+	__u32 lat;
+	__u32 pad;
 };
 
 /* In .bss, per --latency: what is not a sample or an open entry. */
 struct tpstat_lat_stats {
 	__u64 replaced;		/* STARTs whose key was open already */
-	__u64 dropped;		/* STARTs that found no room */
+	__u64 dropped;		/* STARTs that found no room: the table is full */
 	__u64 no_start;		/* ENDs with no open START for their key */
 	__u64 start_errors;	/* STARTs whose KEY could not be read */
 	__u64 end_errors;	/* ENDs whose KEY could not be read */
+	__u64 start_busy;	/* STARTs the table refused busy (-EBUSY) or that lost every race */
+	__u64 end_busy;		/* ENDs whose key's entry changed under them at every try */
 };
 
 /*
@@ -194,11 +207,16 @@ struct tpstat_key {
 	__u64 k[TPSTAT_KEY_WORDS];	/* key i in k[2i] (a comm in k[2i] and k[2i + 1]) */
 };
 
-/* Per key: the count, and with --value the sum (two's complement), min and max. */
+/*
+ * Per key: the count, and with --value the sum, min and max. The sum is 128-bit two's
+ * complement as --hist's (sum the low word, sum_hi the high one): 2 million values of 1e13
+ * are past 2^64 already.
+ */
 struct tpstat_by_val {
 	__u64 count;
 	__u64 sum;
 	__u64 min, max;
+	__u64 sum_hi;
 };
 
 /* In .bss, per --by. */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --hist in tpstat's programs: read a field of the tracepoint's arguments and record it,
- * in the same program run as the count, so that samples + errors = count exactly and the
- * kernel's recursion misses are the same for both. Apart from tpstat.bpf.c so that the
- * bucket arithmetic is also compiled into a host test. The includer provides atomics.h,
+ * --hist and --value in tpstat's programs: read a field of the tracepoint's arguments and
+ * record it, in the same program run as the count, so that samples + errors = count exactly
+ * and the kernel's recursion misses are the same for both. Apart from tpstat.bpf.c so that
+ * the bucket arithmetic and the 128-bit sums are also compiled into a host test. The includer provides atomics.h,
  * tpstat.h and, for tpstat_field_read(), bpf_probe_read_kernel().
  */
 #ifndef __BAREATOM_TPSTAT_HIST_H
@@ -75,6 +75,21 @@ static __always_inline __u64 tpstat_field_value(const volatile struct tpstat_fie
 }
 
 /*
+ * Add @v to the 128-bit two's complement sum @hi:@lo: the high word gains the carry out of
+ * the low one and, for a negative value, its sign extension (-1). The two cancel for most
+ * negative values, so the common path is one fetch add, a compare and a branch: the high
+ * word's atomic runs only when the sum crosses 2^64 (either way).
+ */
+static __always_inline void tpstat_sum128_add(__u64 *lo, __u64 *hi, __u64 v, bool is_signed)
+{
+	__u64 old = atomic_fetch_add(lo, v);
+	__u64 carry = (__u64)(old + v < old) - (__u64)(is_signed && (__s64)v < 0);
+
+	if (carry)
+		atomic_add(hi, carry);
+}
+
+/*
  * Record @v in bucket @b: the bucket with BPF_ADD, the sum's low word with a fetch add whose
  * old value tells the carry into its high word, min and max with bounded cmpxchg loops.
  * samples is not kept here: it is the buckets' sum (tpstat_hist_samples()), one atomic less.
@@ -83,7 +98,7 @@ static __always_inline __u64 tpstat_field_value(const volatile struct tpstat_fie
 static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, bool is_signed,
 					       __u32 b)
 {
-	__u64 old, hi;
+	__u64 old;
 	int i;
 
 	/*
@@ -93,16 +108,7 @@ static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, b
 	 */
 	asm volatile("" : "+r"(b));
 	atomic_add(&h->buckets[b & (TPSTAT_HIST_SLOTS - 1)], 1);
-	/*
-	 * 128-bit sum: the high word gains the carry out of the low one and, for a negative
-	 * value, its sign extension (-1). The two cancel for most negative values, so the
-	 * common path is one fetch add, a compare and a branch: the high word's atomic runs
-	 * only when the sum crosses 2^64 (either way).
-	 */
-	old = atomic_fetch_add(&h->sum, v);
-	hi = (__u64)(old + v < old) - (__u64)(is_signed && (__s64)v < 0);
-	if (hi)
-		atomic_add(&h->sum_hi, hi);
+	tpstat_sum128_add(&h->sum, &h->sum_hi, v, is_signed);
 	for (i = 0; i < TPSTAT_MINMAX_TRIES; i++) {
 		old = *(volatile __u64 *)&h->min;
 		if (is_signed ? (__s64)v >= (__s64)old : v >= old)
@@ -121,6 +127,49 @@ static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, b
 	}
 	if (i == TPSTAT_MINMAX_TRIES)
 		atomic_add(&h->minmax_lost, 1);
+}
+
+/* --value: a new key's first value @v (@sg: signed), its count 1. */
+static __always_inline struct tpstat_by_val tpstat_by_value_first(__u64 v, bool sg)
+{
+	return (struct tpstat_by_val){ .count = 1, .sum = v, .min = v, .max = v,
+				       .sum_hi = sg && (__s64)v < 0 ? ~0ULL : 0 };
+}
+
+/*
+ * Lower *@p to @v (raise, with @max) when @v is beyond it, with a bounded cmpxchg loop:
+ * false when it gave up after TPSTAT_MINMAX_TRIES.
+ */
+static __always_inline bool tpstat_by_extreme(__u64 *p, __u64 v, bool sg, bool max)
+{
+	__u64 old = *(volatile __u64 *)p;
+
+	for (int i = 0; i < TPSTAT_MINMAX_TRIES; i++) {
+		__u64 seen;
+
+		if (max ? (sg ? (__s64)v <= (__s64)old : v <= old) :
+			  (sg ? (__s64)v >= (__s64)old : v >= old))
+			return true;
+		seen = atomic_cmpxchg(p, old, v);
+		if (seen == old)
+			return true;
+		old = seen;
+	}
+	return false;
+}
+
+/*
+ * --value: add @v to an existing key's 128-bit sum, min and max (@sg: signed); min/max
+ * updates given up after TPSTAT_MINMAX_TRIES are counted in @st. The count is the caller's.
+ */
+static __always_inline void tpstat_by_value_add(struct tpstat_by_val *c, __u64 v, bool sg,
+						struct tpstat_by_stats *st)
+{
+	tpstat_sum128_add(&c->sum, &c->sum_hi, v, sg);
+	if (!tpstat_by_extreme(&c->min, v, sg, false))
+		atomic_add(&st->minmax_lost, 1);
+	if (!tpstat_by_extreme(&c->max, v, sg, true))
+		atomic_add(&st->minmax_lost, 1);
 }
 
 /* The values recorded in @h: its buckets' sum. */

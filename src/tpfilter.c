@@ -48,6 +48,14 @@ static bool trimmed(const char *s, size_t len, char *out, size_t size)
 	return true;
 }
 
+/* "NAME" or 'NAME': a comm as written with quotes. */
+static bool quoted(const char *v)
+{
+	size_t len = strlen(v);
+
+	return len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0];
+}
+
 int tpfilter_split(const char *text, struct tpfilter_text *t, char *err, size_t errlen)
 {
 	const char *p = text, *op = NULL;
@@ -98,7 +106,8 @@ int tpfilter_split(const char *text, struct tpfilter_text *t, char *err, size_t 
 			 !t->expr[0] ? "an EXPR" : "a VALUE", !t->expr[0] ? "left" : "right");
 		return -EINVAL;
 	}
-	if (strpbrk(t->value, "=!<>&")) {
+	/* A quoted VALUE (a comm) may hold any byte, operators too. */
+	if (!quoted(t->value) && strpbrk(t->value, "=!<>&")) {
 		snprintf(err, errlen, "one operator per filter: '%s' has another after '%s'",
 			 t->value, op_str[t->op]);
 		return -EINVAL;
@@ -160,43 +169,48 @@ static bool parse_int(const char *s, bool *neg, __u64 *out, bool *range)
 }
 
 /*
- * The enumerator @name in @btf: in enum @want_id when it is not 0, in any enum otherwise.
- * Returns 1 and *@v for one value, 0 for none, -EEXIST when enums disagree on its value.
+ * An enumerator's value as a sign and a magnitude: an unsigned enum's (BTF kflag 0) is never
+ * negative, an enum64's up to 2^64 - 1; a signed one's is negative when its top bit is set.
  */
-static int find_enumerator(const struct btf *btf, __u32 want_id, const char *name, __s64 *v)
+static void enum_value(__u64 raw, unsigned int bits, bool is_signed, bool *neg, __u64 *mag)
+{
+	if (bits == 32)
+		raw = is_signed ? (__u64)(__s64)(__s32)raw : (__u64)(__u32)raw;
+	*neg = is_signed && (__s64)raw < 0;
+	*mag = *neg ? -raw : raw;
+}
+
+/*
+ * The enumerator @name in @btf: in enum @want_id when it is not 0, in any enum otherwise.
+ * Returns 1 and its value in *@neg, *@mag for one value, 0 for none, -EEXIST when enums
+ * disagree on its value.
+ */
+static int find_enumerator(const struct btf *btf, __u32 want_id, const char *name, bool *neg,
+			   __u64 *mag)
 {
 	__u32 n = btf__type_cnt(btf);
 	int found = 0;
 
 	for (__u32 id = want_id ? want_id : 1; id < (want_id ? want_id + 1 : n); id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
+		bool is64 = btf_is_enum64(t);
 
-		if (btf_is_enum(t)) {
-			const struct btf_enum *e = btf_enum(t);
+		if (!btf_is_enum(t) && !is64)
+			continue;
+		for (int i = 0; i < btf_vlen(t); i++) {
+			__u32 name_off = is64 ? btf_enum64(t)[i].name_off : btf_enum(t)[i].name_off;
+			__u64 raw = is64 ? btf_enum64_value(&btf_enum64(t)[i]) : (__u32)btf_enum(t)[i].val;
+			bool en;
+			__u64 em;
 
-			for (int i = 0; i < btf_vlen(t); i++, e++) {
-				__s64 ev = btf_kflag(t) ? (__s64)e->val : (__s64)(__u32)e->val;
-
-				if (strcmp(btf__name_by_offset(btf, e->name_off), name))
-					continue;
-				if (found && ev != *v)
-					return -EEXIST;
-				*v = ev;
-				found = 1;
-			}
-		} else if (btf_is_enum64(t)) {
-			const struct btf_enum64 *e = btf_enum64(t);
-
-			for (int i = 0; i < btf_vlen(t); i++, e++) {
-				__s64 ev = (__s64)btf_enum64_value(e);
-
-				if (strcmp(btf__name_by_offset(btf, e->name_off), name))
-					continue;
-				if (found && ev != *v)
-					return -EEXIST;
-				*v = ev;
-				found = 1;
-			}
+			if (strcmp(btf__name_by_offset(btf, name_off), name))
+				continue;
+			enum_value(raw, is64 ? 64 : 32, btf_kflag(t), &en, &em);
+			if (found && (en != *neg || em != *mag))
+				return -EEXIST;
+			*neg = en;
+			*mag = em;
+			found = 1;
 		}
 	}
 	return found;
@@ -246,7 +260,7 @@ static int resolve_comm(const struct tpfilter_text *t, struct tpfilter *flt, cha
 		snprintf(err, errlen, "comm takes == and != only, not '%s'", op_str[t->op]);
 		return -EINVAL;
 	}
-	if (len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0]) {
+	if (quoted(v)) {
 		v++;
 		len -= 2;
 	}
@@ -274,8 +288,7 @@ int tpfilter_resolve(const struct btf *btf, const struct tpfilter_text *t, struc
 		return resolve_comm(t, flt, err, errlen);
 	enum_id = flt->key == TPFILTER_KEY_EXPR ? enum_of(btf, flt->field.type) : 0;
 	if (!parse_int(t->value, &neg, &mag, &range)) {
-		__s64 ev = 0;
-		int found = btf ? find_enumerator(btf, enum_id, t->value, &ev) : 0;
+		int found = btf ? find_enumerator(btf, enum_id, t->value, &neg, &mag) : 0;
 
 		if (found == -EEXIST) {
 			snprintf(err, errlen, "'%s' names different values in different enums: give "
@@ -295,8 +308,6 @@ int tpfilter_resolve(const struct btf *btf, const struct tpfilter_text *t, struc
 				 "(integers: decimal, or hex with 0x)", t->value);
 			return -EINVAL;
 		}
-		neg = ev < 0;
-		mag = neg ? -(__u64)ev : (__u64)ev;
 	} else if (range) {
 		snprintf(err, errlen, "%s is out of range for %s", t->value, type_name(flt));
 		return -EINVAL;

@@ -9,8 +9,9 @@
  * not 0). VALUE is an integer (decimal, or hex with 0x; a minus sign only for a signed
  * EXPR) that EXPR's type can hold, or the name of an enumerator in BTF: of EXPR's own enum
  * when it is one, of any enum in the kernel's or the module's BTF otherwise (one value for
- * the name, or it is refused as ambiguous). comm takes == and != only, and a name of at
- * most 15 bytes, quoted or not.
+ * the name, or it is refused as ambiguous; an unsigned enum's value is never negative, an
+ * enum64's up to 2^64 - 1). comm takes == and != only, and a name of at most 15 bytes,
+ * quoted or not; quoted ("a=b" or 'a=b'), it may hold the operators' bytes = ! < > &.
  *
  *	struct tpfilter_text t;
  *	struct tpfilter flt;

@@ -70,7 +70,7 @@ struct lat {
 	int l;				/* its index in .rodata's lat_spec and the kernel's tables */
 	struct tpfield key[2];		/* START's and END's, for an EXPR key */
 	struct tpstat_hist raw, prev, delta;
-	struct tpstat_lat_stats st;
+	struct tpstat_lat_stats st, prev_st;	/* as read, and as the previous report showed */
 	__u64 open;			/* STARTs in the table now */
 };
 
@@ -230,6 +230,7 @@ static void read_by_table(struct state *s)
 				memcpy(e->k, keys[i].k, sizeof(e->k));
 				e->count = vals[i].count;
 				e->sum = vals[i].sum;
+				e->sum_hi = vals[i].sum_hi;
 				e->min = vals[i].min;
 				e->max = vals[i].max;
 			}
@@ -338,8 +339,9 @@ static void read_lats(struct state *s)
 		count = 256;
 		err = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, vals, &count, &o);
 		first = false;
+		/* Entries holding a START's time: not one claimed by an END, nor FREE. */
 		for (__u32 i = 0; i < count; i++)
-			if (keys[i].lat < (__u32)s->o->nlat)
+			if (keys[i].lat < (__u32)s->o->nlat && vals[i].ns > TPSTAT_LAT_FREE)
 				s->lat[keys[i].lat].open++;
 	} while (!err);
 	if (errno != ENOENT)
@@ -432,8 +434,10 @@ static void set_prev(struct state *s, bool zero)
 		s->tp[i].prev = zero ? (struct tp_counts){} : s->tp[i].shown;
 	for (int h = 0; h < s->o->nhist; h++)
 		s->hist[h].prev = zero ? (struct tpstat_hist){} : s->hist[h].shown;
-	for (int l = 0; l < s->o->nlat; l++)
+	for (int l = 0; l < s->o->nlat; l++) {
 		s->lat[l].prev = zero ? (struct tpstat_hist){} : s->lat[l].raw;
+		s->lat[l].prev_st = zero ? (struct tpstat_lat_stats){} : s->lat[l].st;
+	}
 }
 
 /* SIGUSR1: pause or resume. The flag in .bss is for observers; the programs never read it. */
@@ -517,15 +521,23 @@ static void fields_rows(struct state *s, bool interval)
 		for (int k = 0; k < tp->nlats; k++) {
 			struct lat *la = tp->lats[k];
 			struct tpstat_lat_row *r = &tp->lat_rows[k];
+			/* An interval's accounting is its own, as its histogram; open is now. */
+			struct tpstat_lat_stats st = la->st, zero = {};
+			const struct tpstat_lat_stats *base = interval ? &la->prev_st : &zero;
 
 			*r = (struct tpstat_lat_row){
 				.text = la->opt->text, .start_tp = s->tp[la->opt->idx[0]].info->name,
 				.start_key = la->opt->key[0], .end_key = la->opt->key[1],
 				.hist = hist_row(&la->raw, &la->prev, &la->delta, interval),
-				.matched = la->raw.samples, .no_start = la->st.no_start,
-				.replaced = la->st.replaced, .open = la->open, .dropped = la->st.dropped,
-				.start_errors = la->st.start_errors, .end_errors = la->st.end_errors,
+				.no_start = st.no_start - base->no_start,
+				.replaced = st.replaced - base->replaced, .open = la->open,
+				.dropped = st.dropped - base->dropped,
+				.start_errors = st.start_errors - base->start_errors,
+				.end_errors = st.end_errors - base->end_errors,
+				.start_busy = st.start_busy - base->start_busy,
+				.end_busy = st.end_busy - base->end_busy,
 			};
+			r->matched = r->hist.samples;
 			r->hist.expr = "ns";
 			r->hist.linear = la->opt->linear;
 			r->hist.lmin = la->opt->lmin;

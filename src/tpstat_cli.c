@@ -42,6 +42,10 @@ static const char doc[] =
 "read as filter errors: count + filtered + errors + missed = hits. SIGUSR1\n"
 "pauses and resumes counting.\n"
 "\n"
+"An option that sets a value is given once; a repeatable one adds an item\n"
+"each time, each item once (the same --latency pair is one, whatever its\n"
+"buckets); a flag given twice is the flag.\n"
+"\n"
 "--listen serves the counts for Prometheus at http://ADDR:PORT/metrics while\n"
 "counting; --textfile writes them every interval (-i, else 10 s) and at the\n"
 "end, for node_exporter's textfile collector.\n"
@@ -152,7 +156,8 @@ static void parse_hist(struct tpstat_opts *o, char *arg)
 	o->nhist++;
 }
 
-static long long parse_ll(const char *s, const char *arg, const char *what)
+/* A whole number @s, the @what of --@opt '@arg' (MIN, MAX or STEP). */
+static long long parse_ll(const char *s, const char *opt, const char *arg, const char *what)
 {
 	char *end;
 	long long v;
@@ -160,8 +165,8 @@ static long long parse_ll(const char *s, const char *arg, const char *what)
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (errno || end == s || *end)
-		cli_usage_error("tpstat", "invalid --lhist '%s': %s '%s' is not a whole number", arg,
-				what, s);
+		cli_usage_error("tpstat", "invalid --%s '%s': %s '%s' is not a whole number", opt,
+				arg, what, s);
 	return v;
 }
 
@@ -181,9 +186,9 @@ static void parse_lhist(struct tpstat_opts *o, char *arg)
 					"as in pelt_cfs_tp:util:0:1024:64", arg);
 		*p[k]++ = '\0';
 	}
-	l.min = parse_ll(p[0], arg, "MIN");
-	l.max = parse_ll(p[1], arg, "MAX");
-	l.step = parse_ll(p[2], arg, "STEP");
+	l.min = parse_ll(p[0], "lhist", arg, "MIN");
+	l.max = parse_ll(p[1], "lhist", arg, "MAX");
+	l.step = parse_ll(p[2], "lhist", arg, "STEP");
 	if (l.max <= l.min || l.step <= 0)
 		cli_usage_error("tpstat", "invalid --lhist '%s': MIN < MAX and STEP > 0", arg);
 	n = buckets_lhist_steps(l.min, l.max, l.step);
@@ -291,9 +296,9 @@ static void parse_latency(struct tpstat_opts *o, char *arg)
 						"START:KEY,END:KEY:MIN:MAX:STEP (ns)", arg);
 			*p[k]++ = '\0';
 		}
-		l->lmin = parse_ll(p[0], arg, "MIN");
-		l->lmax = parse_ll(p[1], arg, "MAX");
-		l->lstep = parse_ll(p[2], arg, "STEP");
+		l->lmin = parse_ll(p[0], "latency", arg, "MIN");
+		l->lmax = parse_ll(p[1], "latency", arg, "MAX");
+		l->lstep = parse_ll(p[2], "latency", arg, "STEP");
 		if (l->lmin < 0 || l->lmax <= l->lmin || l->lstep <= 0)
 			cli_usage_error("tpstat", "invalid --latency '%s': 0 <= MIN < MAX and STEP > 0 "
 					"(ns)", arg);
@@ -330,8 +335,8 @@ static void parse_cpus(struct tpstat_opts *o, const char *arg)
 			p = end + 1;
 			hi = strtol(p, &end, 10);
 		}
-		if (errno || end == p || (*end && *end != ',') || *p == '+' || *p == '-' || *p == ' ' ||
-		    lo < 0 || hi < lo || hi >= TPSTAT_MAX_CPUS)
+		if (errno || end == p || (*end && *end != ',') || (*end == ',' && !end[1]) ||
+		    *p == '+' || *p == '-' || *p == ' ' || lo < 0 || hi < lo || hi >= TPSTAT_MAX_CPUS)
 			cli_usage_error("tpstat", "invalid CPU list '%s': CPUs from 0 to %d, single or as "
 					"ranges LOW-HIGH, separated by commas", arg, TPSTAT_MAX_CPUS - 1);
 		for (long c = lo; c <= hi; c++)
@@ -353,8 +358,8 @@ static void parse_targets(struct tpstat_opts *o, const char *arg, const char *wh
 
 		errno = 0;
 		v = strtol(p, &end, 10);
-		if (errno || end == p || (*end && *end != ',') || v < 1 || v > 4194304 || *p == '+' ||
-		    *p == '-' || *p == ' ')
+		if (errno || end == p || (*end && *end != ',') || (*end == ',' && !end[1]) || v < 1 ||
+		    v > 4194304 || *p == '+' || *p == '-' || *p == ' ')
 			cli_usage_error("tpstat", "invalid %s list '%s': whole numbers from 1 to 4194304, "
 					"separated by commas", what, arg);
 		if (o->ntargets == MAX_TARGETS)
@@ -362,6 +367,32 @@ static void parse_targets(struct tpstat_opts *o, const char *arg, const char *wh
 		o->targets[o->ntargets++] = (int)v;
 		p = *end ? end + 1 : end;
 	} while (*p);
+}
+
+/*
+ * The rule for a repeated option (tpstat(8), OPTIONS): an option that sets one value is given
+ * once, a second is refused here (-C, -p, -t, -i and -I say so in words of their own); a
+ * repeatable one (--hist, --lhist, --by, --filter, --latency, TRACEPOINT) adds, each item
+ * once (checked at ARGP_KEY_END); a flag given twice is the flag.
+ */
+static void once(int key, const char *name)
+{
+	static bool seen[OPT_VALUE + 1];
+
+	if (key >= 0 && key <= OPT_VALUE) {
+		if (seen[key])
+			cli_usage_error("tpstat", "%s is given twice: give it once", name);
+		seen[key] = true;
+	}
+}
+
+/* The same --latency pair (START:KEY,END:KEY, whatever its buckets) is one histogram. */
+static bool same_latency(const struct tpstat_lat_opt *a, const struct tpstat_lat_opt *b)
+{
+	for (int side = 0; side < 2; side++)
+		if (strcmp(a->tp[side], b->tp[side]) || strcmp(a->key[side], b->key[side]))
+			return false;
+	return true;
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -402,6 +433,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		parse_value(o, arg);
 		break;
 	case OPT_TOP:
+		once(key, "--top");
 		errno = 0;
 		o->top = strtol(arg, &end, 10);
 		if (errno || end == arg || *end || o->top < 1 || o->top > TPSTAT_BY_ENTRIES)
@@ -409,9 +441,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 					TPSTAT_BY_ENTRIES);
 		break;
 	case OPT_LISTEN:
+		once(key, "--listen");
 		o->listen = cli_listen_option("tpstat", arg);
 		break;
 	case OPT_TEXTFILE:
+		once(key, "--textfile");
 		o->textfile = cli_textfile_option("tpstat", arg);
 		break;
 	case OPT_SUMMARY:
@@ -431,17 +465,20 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		o->tids = true;
 		break;
 	case 'G':
+		once(key, "-G");
 		o->cgroup = arg;
 		break;
 	case 'C':
 		parse_cpus(o, arg);
 		break;
 	case 'x':
+		once(key, "-x");
 		if (!*arg || strlen(arg) > 8)
 			cli_usage_error("tpstat", "invalid separator '%s': 1 to 8 characters", arg);
 		o->csv = arg;
 		break;
 	case 'r':
+		once(key, "-r");
 		errno = 0;
 		o->repeat = strtol(arg, &end, 10);
 		if (errno || end == arg || *end || o->repeat < 1 || o->repeat > MAX_REPEAT)
@@ -464,6 +501,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		o->interval = ms / 1000.0;
 		break;
 	case 'o':
+		once(key, "-o");
 		if (!*arg)
 			cli_usage_error("tpstat", "-o needs a file name");
 		o->output = arg;
@@ -478,10 +516,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
 	case 'd':
+		once(key, "-d");
 		if (cli_parse_seconds(arg, &o->duration))
 			cli_usage_error("tpstat", "invalid duration '%s': a number of seconds > 0", arg);
 		break;
 	case 'c':
+		once(key, "-c");
 		errno = 0;
 		o->count = strtol(arg, &end, 10);
 		if (errno || end == arg || *end || o->count <= 0)
@@ -525,6 +565,19 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				    !strcmp(o->by[b].key, o->by[k].key))
 					cli_usage_error("tpstat", "--by %s:%s is given twice", o->by[b].tp,
 							o->by[b].key);
+		for (int f = 0; f < o->nfilter; f++)
+			for (int k = 0; k < f; k++)
+				if (!strcmp(o->filter[f].tp, o->filter[k].tp) &&
+				    !strcmp(o->filter[f].text, o->filter[k].text))
+					cli_usage_error("tpstat", "--filter '%s:%s' is given twice",
+							o->filter[f].tp, o->filter[f].text);
+		for (int l = 0; l < o->nlat; l++)
+			for (int k = 0; k < l; k++)
+				if (same_latency(&o->lat[l], &o->lat[k]))
+					cli_usage_error("tpstat", "--latency %s:%s,%s:%s is given twice: "
+							"one histogram per pair", o->lat[l].tp[0],
+							o->lat[l].key[0], o->lat[l].tp[1],
+							o->lat[l].key[1]);
 		/* A --hist tracepoint is counted too (its samples add up to its count). */
 		for (int h = 0; h < o->nhist && !o->list; h++)
 			o->hist[h].idx = name_index(o, o->hist[h].tp);

@@ -54,17 +54,27 @@ const char *fmt_thousands(char *buf, size_t len, __u64 v)
 
 /*
  * The CPU list of @row, allocated to fit (a sparse set of thousands of CPUs is longer than
- * any fixed buffer), with a marker when the set is incomplete; NULL when out of memory.
+ * any fixed buffer) with @extra bytes of room after its *@len; NULL when out of memory.
  */
-static char *cpulist(const struct tpstat_row *row)
+static char *cpulist_alloc(const struct tpstat_row *row, int extra, int *len)
 {
 	char one[1], *buf;
-	int len = fmt_cpulist(one, sizeof(one), row->cpus, row->cpu_words);
 
-	buf = malloc(len + 32);
+	*len = fmt_cpulist(one, sizeof(one), row->cpus, row->cpu_words);
+	buf = malloc(*len + 1 + extra);
+	if (buf)
+		fmt_cpulist(buf, *len + 1, row->cpus, row->cpu_words);
+	return buf;
+}
+
+/* The CPU list of @row for the table, with a marker when the set is incomplete. */
+static char *cpulist(const struct tpstat_row *row)
+{
+	int len;
+	char *buf = cpulist_alloc(row, 32, &len);
+
 	if (!buf)
 		return NULL;
-	fmt_cpulist(buf, len + 1, row->cpus, row->cpu_words);
 	if (row->cpus_truncated)
 		snprintf(buf + len, 32, " (and CPUs >= %d)", row->cpu_words * 64);
 	return buf;
@@ -95,23 +105,29 @@ int fmt_cpu_counts(const __u64 *slots, int possible, __u64 *per_cpu, __u64 *rest
 	return n;
 }
 
+/* A 128-bit sum @hi:@lo as a JSON number: a plain one while it fits 64 bits, else exact. */
+static void json_sum_field(struct json *j, const char *name, __u64 lo, __u64 hi, bool sg)
+{
+	if (sg ? hi == ((__s64)lo < 0 ? UINT64_MAX : 0) : !hi) {
+		if (sg)
+			json_i64_field(j, name, (__s64)lo);
+		else
+			json_u64_field(j, name, lo);
+	} else {
+		char sum[48];
+
+		/* Past 64 bits: the exact integer (JSON numbers have no size). */
+		json_number_field(j, name, buckets_sum(sum, sizeof(sum), lo, hi, sg));
+	}
+}
+
 /* A histogram's fields, inside its object: samples, [errors,] sum, min, max, buckets. */
 static void json_hist_fields(struct json *j, const struct tpstat_hist_row *h, bool errors)
 {
 	json_u64_field(j, "samples", h->samples);
 	if (errors)
 		json_u64_field(j, "errors", h->errors);
-	if (h->is_signed ? h->sum_hi == ((__s64)h->sum < 0 ? UINT64_MAX : 0) : !h->sum_hi) {
-		if (h->is_signed)
-			json_i64_field(j, "sum", (__s64)h->sum);
-		else
-			json_u64_field(j, "sum", h->sum);
-	} else {
-		char sum[48];
-
-		/* Past 64 bits: the exact integer (JSON numbers have no size). */
-		json_number_field(j, "sum", buckets_sum(sum, sizeof(sum), h->sum, h->sum_hi, h->is_signed));
-	}
+	json_sum_field(j, "sum", h->sum, h->sum_hi, h->is_signed);
 	if (!h->samples) {
 		json_null_field(j, "min");
 		json_null_field(j, "max");
@@ -225,25 +241,37 @@ static void fmt_hist(FILE *f, const char *tp, const struct tpstat_hist_row *h)
 	fmt_hist_titled(f, title, h);
 }
 
-/* A --latency: its histogram of ns, then where every START and END went. */
+/*
+ * A --latency: its histogram of ns, then where every START and END went. In an interval's
+ * lines (hist.interval) the accounting is the interval's too, and open is the present.
+ */
 static void fmt_lat(FILE *f, const char *end_tp, const struct tpstat_lat_row *l)
 {
 	char title[2 * TP_NAME_LEN + 512];
-	char n[7][32];
+	char n[9][32];
+	bool iv = l->hist.interval;
 
 	snprintf(title, sizeof(title), "latency %s:%s -> %s:%s (ns)", l->start_tp, l->start_key,
 		 end_tp, l->end_key);
 	fmt_hist_titled(f, title, &l->hist);
-	fprintf(f, "  %s: matched %s, open %s, replaced %s, dropped %s (table full), errors %s\n",
-		l->start_tp, fmt_thousands(n[0], sizeof(n[0]), l->matched),
-		fmt_thousands(n[1], sizeof(n[1]), l->open),
-		fmt_thousands(n[2], sizeof(n[2]), l->replaced),
-		fmt_thousands(n[3], sizeof(n[3]), l->dropped),
-		fmt_thousands(n[4], sizeof(n[4]), l->start_errors));
-	fprintf(f, "  %s: matched %s, no start %s, errors %s\n\n", end_tp,
-		fmt_thousands(n[0], sizeof(n[0]), l->matched),
-		fmt_thousands(n[5], sizeof(n[5]), l->no_start),
-		fmt_thousands(n[6], sizeof(n[6]), l->end_errors));
+	fmt_thousands(n[0], sizeof(n[0]), l->matched);
+	fmt_thousands(n[1], sizeof(n[1]), l->open);
+	fmt_thousands(n[2], sizeof(n[2]), l->replaced);
+	fmt_thousands(n[3], sizeof(n[3]), l->dropped);
+	fmt_thousands(n[4], sizeof(n[4]), l->start_errors);
+	fmt_thousands(n[5], sizeof(n[5]), l->no_start);
+	fmt_thousands(n[6], sizeof(n[6]), l->end_errors);
+	fmt_thousands(n[7], sizeof(n[7]), l->start_busy);
+	fmt_thousands(n[8], sizeof(n[8]), l->end_busy);
+	if (iv)
+		fprintf(f, "  %s: in this interval matched %s, replaced %s, dropped %s (table full), "
+			"busy %s, errors %s; open now %s\n", l->start_tp, n[0], n[2], n[3], n[7], n[4],
+			n[1]);
+	else
+		fprintf(f, "  %s: matched %s, open %s, replaced %s, dropped %s (table full), busy %s, "
+			"errors %s\n", l->start_tp, n[0], n[1], n[2], n[3], n[7], n[4]);
+	fprintf(f, "  %s: %smatched %s, no start %s, busy %s, errors %s\n\n", end_tp,
+		iv ? "in this interval " : "", n[0], n[5], n[8], n[6]);
 }
 
 static int by_nk(const struct tpstat_by_row *b)
@@ -313,12 +341,12 @@ void fmt_by_key(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, 
 	}
 }
 
-/* --value's average: the 128-bit-free mean of a u64 or s64 sum over count. */
+/* --value's average: the true 128-bit sum over the count. */
 static double by_avg(const struct tpstat_by_row *b, const struct tpstat_by_entry *e)
 {
 	if (!e->count)
 		return 0;
-	return b->value_signed ? (double)(__s64)e->sum / e->count : (double)e->sum / e->count;
+	return buckets_sum_double(e->sum, e->sum_hi, b->value_signed) / e->count;
 }
 
 static void json_by_key(struct json *j, const struct tpstat_by_row *b,
@@ -372,7 +400,7 @@ static void json_by(struct json *j, const struct tpstat_by_row *b)
 		}
 		json_u64_field(j, "count", e->count);
 		if (b->value_expr) {
-			json_value(j, "sum", b->value_signed, e->sum);
+			json_sum_field(j, "sum", e->sum, e->sum_hi, b->value_signed);
 			json_value(j, "min", b->value_signed, e->min);
 			json_value(j, "max", b->value_signed, e->max);
 			json_float_field(j, "avg", 3, by_avg(b, e));
@@ -392,7 +420,7 @@ static void json_by(struct json *j, const struct tpstat_by_row *b)
 /* One --by table: a column per key, the count, and with --value its avg, min, max, sum. */
 static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 {
-	char key[FMT_KEY_LEN], num[32], v[3][32];
+	char key[FMT_KEY_LEN], num[32], v[3][48];
 	int nk = by_nk(b), kw[TPSTAT_BY_KEYS];
 
 	fprintf(f, " %s by %s%s%s: %llu key%s", tp, b->key_expr, b->value_expr ? ", value " : "",
@@ -422,7 +450,7 @@ static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 		fprintf(f, " %-*s", kw[k], nk > 1 ? b->keys[k] : b->key_expr);
 	fprintf(f, " %15s", "count");
 	if (b->value_expr)
-		fprintf(f, " %14s %14s %14s %20s", "avg", "min", "max", "sum");
+		fprintf(f, " %14s %14s %14s %21s", "avg", "min", "max", "sum");
 	fputs("\n", f);
 	for (int i = 0; i < b->n; i++) {
 		const struct tpstat_by_entry *e = &b->entries[i];
@@ -436,14 +464,14 @@ static void fmt_by(FILE *f, const char *tp, const struct tpstat_by_row *b)
 		if (b->value_expr && b->value_signed) {
 			snprintf(v[0], sizeof(v[0]), "%lld", (long long)e->min);
 			snprintf(v[1], sizeof(v[1]), "%lld", (long long)e->max);
-			snprintf(v[2], sizeof(v[2]), "%lld", (long long)e->sum);
 		} else if (b->value_expr) {
 			snprintf(v[0], sizeof(v[0]), "%llu", (unsigned long long)e->min);
 			snprintf(v[1], sizeof(v[1]), "%llu", (unsigned long long)e->max);
-			snprintf(v[2], sizeof(v[2]), "%llu", (unsigned long long)e->sum);
 		}
 		if (b->value_expr)
-			fprintf(f, " %14.1f %14s %14s %20s", by_avg(b, e), v[0], v[1], v[2]);
+			buckets_sum(v[2], sizeof(v[2]), e->sum, e->sum_hi, b->value_signed);
+		if (b->value_expr)
+			fprintf(f, " %14.1f %14s %14s %21s", by_avg(b, e), v[0], v[1], v[2]);
 		fputs("\n", f);
 	}
 	if (b->nkeys > (__u64)b->n) {
@@ -475,6 +503,8 @@ static void json_lat(struct json *j, const struct tpstat_lat_row *l)
 	json_u64_field(j, "replaced", l->replaced);
 	json_u64_field(j, "open", l->open);
 	json_u64_field(j, "dropped", l->dropped);
+	json_u64_field(j, "start_busy", l->start_busy);
+	json_u64_field(j, "end_busy", l->end_busy);
 	json_u64_field(j, "start_errors", l->start_errors);
 	json_u64_field(j, "end_errors", l->end_errors);
 	json_object_end(j);
@@ -610,6 +640,18 @@ void fmt_json(FILE *f, const struct tpstat_report *r)
 	json_object_end(&j);	/* ends the line and flushes */
 }
 
+/* One line for a --by table in an interval: its keys, dropped and errors since the start. */
+static void fmt_by_note(FILE *f, const char *tp, const struct tpstat_by_row *b)
+{
+	char n[3][32];
+
+	fprintf(f, " %s by %s: %s key%s, dropped %s (no slot in the table), errors %s (reads that "
+		"failed) since the start; --summary prints the table at the end\n", tp, b->key_expr,
+		fmt_thousands(n[0], sizeof(n[0]), b->nkeys), b->nkeys == 1 ? "" : "s",
+		fmt_thousands(n[1], sizeof(n[1]), b->dropped),
+		fmt_thousands(n[2], sizeof(n[2]), b->errors));
+}
+
 void fmt_interval_header(FILE *f)
 {
 	fprintf(f, "#%12s  %-28s %-5s %15s %9s %14s  %s\n", "time", "tracepoint", "kind", "delta",
@@ -658,11 +700,32 @@ void fmt_interval(FILE *f, const struct tpstat_report *r)
 	for (int i = 0; i < r->n; i++)
 		for (int l = 0; l < r->rows[i].nlats; l++)
 			fmt_lat(f, r->rows[i].name, &r->rows[i].lats[l]);
+	/*
+	 * A --by table is the whole run's (its keys do not subtract): the totals print it, and
+	 * each interval names it with what it could not count, so that nothing is hidden.
+	 */
+	for (int i = 0; i < r->n; i++)
+		for (int b = 0; b < r->rows[i].nbys; b++)
+			fmt_by_note(f, r->rows[i].name, &r->rows[i].bys[b]);
 	fflush(f);
 }
 
-/* Under the table: each tracepoint's filters, and what filtered out and filter errors are. */
-static void fmt_filter_legend(FILE *f, const struct tpstat_report *r)
+/* A row's (filtered out) and (filter errors) lines in the table: totals, over @secs. */
+static void table_filter_rows(FILE *f, const struct tpstat_row *row, double secs)
+{
+	char num[32];
+
+	fprintf(f, "    %-28s %-5s %-9s %15s %9s %14.1f\n", "(filtered out)", "", "",
+		fmt_thousands(num, sizeof(num), row->filtered), "-", rate(row->filtered, secs));
+	fprintf(f, "    %-28s %-5s %-9s %15s %9s %14.1f\n", "(filter errors)", "", "",
+		fmt_thousands(num, sizeof(num), row->filter_errors), "-", rate(row->filter_errors, secs));
+}
+
+/*
+ * Under the table: each tracepoint's filters, and what filtered out and filter errors are.
+ * With -r the count column is the mean run, the others are over all runs.
+ */
+static void fmt_filter_legend(FILE *f, const struct tpstat_report *r, bool runs)
 {
 	bool any = false;
 
@@ -678,9 +741,10 @@ static void fmt_filter_legend(FILE *f, const struct tpstat_report *r)
 		}
 	}
 	if (any)
-		fputs(" (filtered out): events a filter rejected; (filter errors): events whose "
-		      "filter could not read its field;\n count + filtered out + filter errors + "
-		      "missed = hits\n", f);
+		fprintf(f, " (filtered out): events a filter rejected; (filter errors): events whose "
+			"filter could not read its field;\n %s + filtered out + filter errors + missed "
+			"= hits\n", runs ? "with -r, count is the mean of the runs; the runs' counts" :
+			"count");
 }
 
 void fmt_table(FILE *f, const struct tpstat_report *r)
@@ -713,6 +777,8 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 				fmt_thousands(num, sizeof(num), (__u64)llround(mean)),
 				fmt_thousands(mnum, sizeof(mnum), row->missed),
 				rate(row->count, r->elapsed - r->paused_secs), noise);
+			if (row->nfilters)
+				table_filter_rows(f, row, r->elapsed - r->paused_secs);
 			continue;
 		}
 		cpus = cpulist(row);
@@ -730,14 +796,8 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 				rest_name(row, cpus_rest, sizeof(cpus_rest)), "", "",
 				fmt_thousands(num, sizeof(num), row->rest_count), "-",
 				rate(row->rest_count, r->elapsed - r->paused_secs));
-		if (row->nfilters) {
-			fprintf(f, "    %-28s %-5s %-9s %15s %9s %14.1f\n", "(filtered out)", "", "",
-				fmt_thousands(num, sizeof(num), row->filtered), "-",
-				rate(row->filtered, r->elapsed - r->paused_secs));
-			fprintf(f, "    %-28s %-5s %-9s %15s %9s %14.1f\n", "(filter errors)", "", "",
-				fmt_thousands(num, sizeof(num), row->filter_errors), "-",
-				rate(row->filter_errors, r->elapsed - r->paused_secs));
-		}
+		if (row->nfilters)
+			table_filter_rows(f, row, r->elapsed - r->paused_secs);
 	}
 	if (r->nruns) {
 		double mean, sd, noise;
@@ -755,11 +815,12 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 	fputs("\n", f);
 	for (int i = 0; i < r->n; i++)
 		if (r->rows[i].missed) {
-			fputs(" missed: hits the kernel did not let the program see (a tracepoint fired "
-			      "while its program ran on the same CPU); count + missed = hits\n", f);
+			fprintf(f, " missed: hits the kernel did not let the program see (a tracepoint "
+				"fired while its program ran on the same CPU); %s + missed = hits\n",
+				nruns ? "the runs' counts" : "count");
 			break;
 		}
-	fmt_filter_legend(f, r);
+	fmt_filter_legend(f, r, nruns > 0);
 	fputs("\n", f);
 	for (int i = 0; i < r->n; i++)
 		for (int h = 0; h < r->rows[i].nhists; h++)
@@ -773,13 +834,19 @@ void fmt_table(FILE *f, const struct tpstat_report *r)
 	fflush(f);
 }
 
-/* A CPU list without the separator in it: ranges joined by spaces. */
-static void csv_cpulist(char *buf, size_t len, const struct tpstat_row *row)
+/*
+ * A CPU list without the separator in it: ranges joined by spaces, allocated to fit (as
+ * cpulist(), without its marker); NULL when out of memory.
+ */
+static char *csv_cpulist(const struct tpstat_row *row)
 {
-	fmt_cpulist(buf, len, row->cpus, row->cpu_words);
-	for (char *p = buf; *p; p++)
+	int len;
+	char *buf = cpulist_alloc(row, 0, &len);
+
+	for (char *p = buf; p && *p; p++)
 		if (*p == ',')
 			*p = ' ';
+	return buf;
 }
 
 /* Two empty CSV columns: "SEP SEP" (a separator is one character, or a short string). */
@@ -801,22 +868,23 @@ static const char *csv_empty2(const char *sep)
 void fmt_csv(FILE *f, const struct tpstat_report *r)
 {
 	const char *s = r->csv;
-	char cpus[256];
+	char rest[32];
 
 	for (int i = 0; i < r->n; i++) {
 		const struct tpstat_row *row = &r->rows[i];
 		__u64 count = r->final ? row->count : row->delta;
 		__u64 missed = r->final ? row->missed : row->missed_delta;
 		double span = r->final ? r->elapsed - r->paused_secs : r->span;
+		char *cpus = csv_cpulist(row);
 
-		csv_cpulist(cpus, sizeof(cpus), row);
 		if (!r->final)
 			fprintf(f, "%.3f%s", r->elapsed, s);
 		if (r->per_cpu)
 			fprintf(f, "all%s", s);
 		fprintf(f, "%llu%s%llu%s", (unsigned long long)count, s, (unsigned long long)missed, s);
 		fprintf(f, "%s%s%s%s%s%s", row->name, s, tp_kind_name(row->kind), s, row->module, s);
-		fprintf(f, "%.1f%s%s", rate(count, span), s, cpus);
+		fprintf(f, "%.1f%s%s", rate(count, span), s, cpus ? cpus : "?");
+		free(cpus);
 		if (row->nruns) {
 			double mean, sd, noise;
 
@@ -845,7 +913,7 @@ void fmt_csv(FILE *f, const struct tpstat_report *r)
 
 			if (!r->final)
 				fprintf(f, "%.3f%s", r->elapsed, s);
-			fprintf(f, "%s%s%llu%s%s", rest_name(row, cpus, sizeof(cpus)), s,
+			fprintf(f, "%s%s%llu%s%s", rest_name(row, rest, sizeof(rest)), s,
 				(unsigned long long)v, s, s);
 			fprintf(f, "%s%s%s%s%s%s", row->name, s, tp_kind_name(row->kind), s, row->module, s);
 			fprintf(f, "%.1f%s%d-%d%s\n", rate(v, span), s, row->ncpu, row->rest_last,

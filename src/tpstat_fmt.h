@@ -15,7 +15,8 @@
 struct tpstat_by_entry {
 	__u64 k[TPSTAT_KEY_WORDS];
 	__u64 count;
-	__u64 sum, min, max;	/* --value: of the field, per key (two's complement sum) */
+	__u64 sum, min, max;	/* --value: of the field, per key */
+	__u64 sum_hi;		/* the high word of the 128-bit two's complement sum */
 };
 
 /* One --by table of a tracepoint: the top entries, the rest summed, what found no slot. */
@@ -63,6 +64,7 @@ struct tpstat_lat_row {
 	const char *start_key, *end_key;
 	struct tpstat_hist_row hist;	/* samples = matched */
 	__u64 matched, no_start, replaced, open, dropped, start_errors, end_errors;
+	__u64 start_busy, end_busy;	/* the table busy (-EBUSY), or changing under them */
 };
 
 struct tpstat_row {

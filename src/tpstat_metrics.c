@@ -76,10 +76,10 @@ static void tp_labels(struct metrics_label *l, const struct tpstat_mtp *t)
  * An unsigned field has _count and _sum (the 128-bit sum as a double). A signed one is
  * its buckets only, in every state: its layout has negative buckets, beside which
  * OpenMetrics forbids _sum, and it allows no _count without _sum; the +Inf bucket is
- * the count.
+ * the count. Bounds and sum are divided by @per: 1, or 1e9 for a latency's ns in seconds.
  */
 static void hist_metric_l(struct metrics *m, const struct metrics_label *l, int nl,
-			  const struct tpstat_hist_row *h)
+			  const struct tpstat_hist_row *h, double per)
 {
 	double le[TPSTAT_HIST_BUCKETS];
 	uint64_t counts[TPSTAT_HIST_BUCKETS];
@@ -100,9 +100,9 @@ static void hist_metric_l(struct metrics *m, const struct metrics_label *l, int 
 		if (h->linear && b == TPSTAT_LHIST_MAX + 1)
 			continue;
 		if (buckets_bounds(h, b, &lo, &hi, &ulo, &uhi))
-			bound = (double)uhi;
+			bound = (double)uhi / per;
 		else
-			bound = (double)hi;
+			bound = (double)hi / per;
 		if (nb && bound <= le[nb - 1]) {
 			counts[nb - 1] += h->buckets[b];
 			continue;
@@ -111,14 +111,14 @@ static void hist_metric_l(struct metrics *m, const struct metrics_label *l, int 
 		counts[nb++] = h->buckets[b];
 	}
 	metrics_histogram(m, l, nl, le, counts, nb, h->samples, !h->is_signed,
-			  buckets_sum_double(h->sum, h->sum_hi, false));
+			  buckets_sum_double(h->sum, h->sum_hi, false) / per);
 }
 
 static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const struct tpstat_hist_row *h)
 {
 	struct metrics_label l[2] = { { "tracepoint", t->tp->name }, { "expr", h->expr } };
 
-	hist_metric_l(m, l, 2, h);
+	hist_metric_l(m, l, 2, h, 1);
 }
 
 /* A latency's labels {start, end, key_expr}; @keys holds key_expr's text. */
@@ -132,49 +132,61 @@ static void lat_labels(struct metrics_label *l, const char *end, const struct tp
 }
 
 /*
- * --latency: a histogram of ns per latency, {start, end, key_expr}, and where every START
+ * --latency: a histogram per latency, {start, end, key_expr}, in seconds (Prometheus' base
+ * unit: promtool refuses _nanoseconds; the table and JSON keep ns), and where every START
  * and END went, one counter per outcome: START = matched + open + replaced + dropped +
- * start_errors, END = matched + no_start + end_errors.
+ * start_busy + start_errors, END = matched + no_start + end_busy + end_errors. open goes down when an END matches,
+ * so it is a gauge family of its own: inside the counter family each fall would read as a
+ * counter reset.
  */
-static void lat_metrics(struct metrics *m, const struct tpstat_mview *v)
+/* What a --latency family holds. */
+enum lat_value { LAT_SECONDS, LAT_EVENTS, LAT_OPEN };
+
+static const struct {
+	const char *name;
+	enum metrics_type type;
+	const char *unit, *help;
+} lat_family[] = {
+	[LAT_SECONDS] = { "bareatom_latency_seconds", METRICS_HISTOGRAM, "seconds",
+			  "Time from START to END of the same key (tpstat --latency), measured in ns." },
+	[LAT_EVENTS] = { "bareatom_latency_events", METRICS_COUNTER, NULL,
+			 "Where each START and END of a --latency went: START = matched + open + "
+			 "replaced + dropped + start_busy + start_errors, END = matched + no_start + "
+			 "end_busy + end_errors (open: bareatom_latency_open)." },
+	[LAT_OPEN] = { "bareatom_latency_open", METRICS_GAUGE, NULL,
+		       "STARTs of a --latency waiting for their END now." },
+};
+
+/* One --latency family, @what: the series of every latency; none without --latency. */
+static void lat_metrics(struct metrics *m, const struct tpstat_mview *v, enum lat_value what)
 {
-	static const char *const outcome[] = { "matched", "no_start", "replaced", "open", "dropped",
-					       "start_errors", "end_errors" };
+	static const char *const outcome[] = { "matched", "no_start", "replaced", "dropped",
+					       "start_busy", "end_busy", "start_errors", "end_errors" };
 	char keys[512];
 	bool first = true;
 
 	for (int i = 0; i < v->n; i++)
 		for (int k = 0; k < v->tp[i].nlats; k++) {
 			const struct tpstat_lat_row *lr = &v->tp[i].lats[k];
-			struct metrics_label l[3];
-
-			lat_labels(l, v->tp[i].tp->name, lr, keys, sizeof(keys));
-			if (first)
-				metrics_family(m, "bareatom_latency_nanoseconds", METRICS_HISTOGRAM, NULL,
-					       "Time from START to END of the same key (tpstat "
-					       "--latency), le in ns.");
-			first = false;
-			hist_metric_l(m, l, 3, &lr->hist);
-		}
-	first = true;
-	for (int i = 0; i < v->n; i++)
-		for (int k = 0; k < v->tp[i].nlats; k++) {
-			const struct tpstat_lat_row *lr = &v->tp[i].lats[k];
-			const __u64 val[] = { lr->matched, lr->no_start, lr->replaced, lr->open,
-					      lr->dropped, lr->start_errors, lr->end_errors };
+			const __u64 val[] = { lr->matched, lr->no_start, lr->replaced, lr->dropped,
+					      lr->start_busy, lr->end_busy, lr->start_errors,
+					      lr->end_errors };
 			struct metrics_label l[4];
 
 			lat_labels(l, v->tp[i].tp->name, lr, keys, sizeof(keys));
 			if (first)
-				metrics_family(m, "bareatom_latency_events", METRICS_COUNTER, NULL,
-					       "Where each START and END of a --latency went: START = "
-					       "matched + open + replaced + dropped + start_errors, END "
-					       "= matched + no_start + end_errors.");
+				metrics_family(m, lat_family[what].name, lat_family[what].type,
+					       lat_family[what].unit, lat_family[what].help);
 			first = false;
-			for (int o = 0; o < 7; o++) {
-				l[3] = (struct metrics_label){ "outcome", outcome[o] };
-				metrics_u64(m, l, 4, val[o]);
-			}
+			if (what == LAT_SECONDS)
+				hist_metric_l(m, l, 3, &lr->hist, 1e9);
+			else if (what == LAT_OPEN)
+				metrics_u64(m, l, 3, lr->open);
+			else
+				for (size_t o = 0; o < sizeof(val) / sizeof(val[0]); o++) {
+					l[3] = (struct metrics_label){ "outcome", outcome[o] };
+					metrics_u64(m, l, 4, val[o]);
+				}
 		}
 }
 
@@ -197,8 +209,7 @@ static void key_series(struct metrics *m, const char *tp, const struct tpstat_by
 	l[1] = (struct metrics_label){ "key_expr", br->key_expr };
 	for (int e = 0; e < br->n; e++) {
 		const struct tpstat_by_entry *en = &br->entries[e];
-		__u64 val = what == KEY_HITS ? en->count : what == KEY_SUM ? en->sum :
-			    what == KEY_MIN ? en->min : en->max;
+		__u64 val = what == KEY_HITS ? en->count : what == KEY_MIN ? en->min : en->max;
 
 		if (br->nk > 1) {
 			for (int k = 0; k < br->nk; k++) {
@@ -209,7 +220,10 @@ static void key_series(struct metrics *m, const char *tp, const struct tpstat_by
 			fmt_by_key(br, en, key[0], sizeof(key[0]));
 			l[2] = (struct metrics_label){ "key", key[0] };
 		}
-		if (what != KEY_HITS && br->value_signed)
+		if (what == KEY_SUM)	/* the 128-bit sum, as a double */
+			metrics_double(m, l, 2 + nl, buckets_sum_double(en->sum, en->sum_hi,
+									br->value_signed));
+		else if (what != KEY_HITS && br->value_signed)
 			metrics_double(m, l, 2 + nl, (double)(__s64)val);
 		else
 			metrics_u64(m, l, 2 + nl, val);
@@ -327,7 +341,8 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 			l[1] = (struct metrics_label){ "expr", v->tp[i].hists[h].expr };
 			metrics_u64(m, l, 2, v->tp[i].hists[h].errors);
 		}
-	lat_metrics(m, v);
+	for (enum lat_value what = LAT_SECONDS; what <= LAT_OPEN; what++)
+		lat_metrics(m, v, what);
 	/*
 	 * --by: the top keys (the cap is --top) as key_hits{key}; the rest in a family of its
 	 * own, since any text a key="..." could use is also a possible key (a process named

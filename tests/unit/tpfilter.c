@@ -99,6 +99,10 @@ static void test_split(void)
 	split_ok("ctx->count > 0x10", "ctx->count", TPFILTER_GT, "0x10");
 	split_ok("a->b.c[2] >= -5", "a->b.c[2]", TPFILTER_GE, "-5");
 	split_ok("comm == \"my task\"", "comm", TPFILTER_EQ, "\"my task\"");
+	/* A quoted comm may hold operator bytes: a task can name itself "a=b" or "<x>". */
+	split_ok("comm == \"a=b\"", "comm", TPFILTER_EQ, "\"a=b\"");
+	split_ok("comm != '<x>&!'", "comm", TPFILTER_NE, "'<x>&!'");
+	split_refused("comm == a=b", "one operator per filter");
 	split_refused("seq", "no operator");
 	split_refused("prev->pid", "no operator");
 	split_refused("seq = 1", "'==' compares");
@@ -172,6 +176,8 @@ static void test_kernel(void)
 	resolve_refused(btf, "sched_switch", "comm == 1234567890123456", "a task name has 1 to 15 bytes");
 	resolve_refused(btf, "sched_switch", "comm == ''", "a task name has 1 to 15 bytes");
 	resolve_refused(btf, "sched_switch", "comm < abc", "comm takes == and != only, not '<'");
+	ASSERT_TRUE(!resolve(btf, "sched_switch", "comm == \"x=1<2>&!\"", &flt) &&
+		    !strcmp(flt.comm, "x=1<2>&!"), "comm == \"x=1<2>&!\": a quoted name with operator bytes");
 }
 
 /* A BTF of its own: a bitfield, 64-bit limits and an enumerator two enums disagree on. */
@@ -179,7 +185,7 @@ static void test_made(void)
 {
 	struct btf *b = btf__new_empty();
 	struct tpfilter flt;
-	int u64_id, s64_id, u8_id, e1, e2;
+	int u64_id, s64_id, u8_id, e1, e2, e64u, e64s;
 
 	u64_id = btf__add_int(b, "u64", 8, 0);
 	s64_id = btf__add_int(b, "s64", 8, BTF_INT_SIGNED);
@@ -189,7 +195,14 @@ static void test_made(void)
 	btf__add_enum_value(b, "ONLY_ONE", 7);
 	e2 = btf__add_enum(b, "two", 4);
 	btf__add_enum_value(b, "SHARED", 2);
-	ASSERT_TRUE(u64_id > 0 && s64_id > 0 && u8_id > 0 && e1 > 0 && e2 > 0, "made a BTF");
+	/* enum64, unsigned and signed: the top bit set means 2^63 up or a negative value. */
+	e64u = btf__add_enum64(b, "wide", 8, false);
+	btf__add_enum64_value(b, "WIDE_TOP", 1ULL << 63);
+	btf__add_enum64_value(b, "WIDE_MAX", ~0ULL);
+	e64s = btf__add_enum64(b, "swide", 8, true);
+	btf__add_enum64_value(b, "SWIDE_MINUS", (__u64)-5LL);
+	ASSERT_TRUE(u64_id > 0 && s64_id > 0 && u8_id > 0 && e1 > 0 && e2 > 0 && e64u > 0 &&
+		    e64s > 0, "made a BTF");
 
 	memset(&flt, 0, sizeof(flt));
 	struct tpfilter_text t = { .op = TPFILTER_EQ };
@@ -207,6 +220,30 @@ static void test_made(void)
 	strcpy(t.value, "SHARED");
 	ASSERT_TRUE(!tpfilter_resolve(b, &t, &flt, err, sizeof(err)) && flt.value == 2,
 		    "an enum field looks in its own enum only");
+	strcpy(flt.field.type, "enum wide");
+	strcpy(t.value, "WIDE_TOP");
+	ASSERT_TRUE(!tpfilter_resolve(b, &t, &flt, err, sizeof(err)) && flt.value == 1ULL << 63,
+		    "an unsigned enum64 value of 2^63 is 2^63, not negative");
+	if (flt.value != 1ULL << 63)
+		printf("#   %s\n", err);
+	strcpy(t.value, "WIDE_MAX");
+	ASSERT_TRUE(!tpfilter_resolve(b, &t, &flt, err, sizeof(err)) && flt.value == ~0ULL,
+		    "and 2^64 - 1 is 2^64 - 1");
+	strcpy(flt.field.type, "u64");
+	ASSERT_TRUE(!tpfilter_resolve(b, &t, &flt, err, sizeof(err)) && flt.value == ~0ULL,
+		    "an unsigned enum64's name compared with a u64 field: its value");
+	strcpy(t.value, "SWIDE_MINUS");
+	ASSERT_TRUE(tpfilter_resolve(b, &t, &flt, err, sizeof(err)) == -EINVAL &&
+		    strstr(err, "SWIDE_MINUS is negative, and u64 is unsigned"),
+		    "a signed enum64's negative value is still negative");
+	flt.field.is_signed = true;
+	strcpy(flt.field.type, "s64");
+	ASSERT_TRUE(!tpfilter_resolve(b, &t, &flt, err, sizeof(err)) && flt.value == (__u64)-5LL,
+		    "and is -5 for an s64 field");
+	strcpy(t.value, "WIDE_TOP");
+	ASSERT_TRUE(tpfilter_resolve(b, &t, &flt, err, sizeof(err)) == -EINVAL &&
+		    strstr(err, "out of range for s64"), "2^63 is out of range for an s64 field");
+	flt.field.is_signed = false;
 	strcpy(t.value, "18446744073709551615");
 	strcpy(flt.field.type, "u64");
 	ASSERT_TRUE(!tpfilter_resolve(b, &t, &flt, err, sizeof(err)) && flt.value == ~0ULL,

@@ -119,6 +119,28 @@ usage_error "'--' ends the options: name the command to run after it" sched_swit
 usage_error "'--' ends the options: name the command to run after it" -a sched_switch --
 usage_error "unknown tracepoint 'sh', which is a program: did you forget '--' before the command?" sched_switch sh
 usage_error "unknown tracepoint '/bin/true', which is a program: did you forget '--'" sched_switch /bin/true
+# One rule for a repeated option (tpstat(8), OPTIONS): an option that sets one value is
+# given once; a repeatable one adds, each of its items once; a flag twice is the flag.
+usage_error "-d is given twice: give it once" -d 1 -d 2 sched_switch
+usage_error "-c is given twice: give it once" -i 1 -c 1 -c 2 sched_switch
+usage_error "-r is given twice: give it once" -r 2 -r 3 sched_switch -- true
+usage_error "-x is given twice: give it once" -x, -x';' sched_switch
+usage_error "-o is given twice: give it once" -o /tmp/a -o /tmp/b sched_switch
+usage_error "-G is given twice: give it once" -G / -G / sched_switch
+usage_error "--top is given twice: give it once" --by sched_switch:cpu --top 3 --top 4 sched_switch
+usage_error "--listen is given twice: give it once" --listen 127.0.0.1:0 --listen 127.0.0.1:0 sched_switch
+usage_error "--textfile is given twice: give it once" --textfile /tmp/a.prom --textfile /tmp/b.prom sched_switch
+usage_error "--latency tpgen_a:pid,tpgen_b:pid is given twice: one histogram per pair" \
+	--latency tpgen_a:pid,tpgen_b:pid --latency tpgen_a:pid,tpgen_b:pid tpgen_a
+usage_error "--latency tpgen_a:pid,tpgen_b:pid is given twice: one histogram per pair" \
+	--latency tpgen_a:pid,tpgen_b:pid --latency tpgen_a:pid,tpgen_b:pid:0:1000:10 tpgen_a
+usage_error "--filter 'tpgen_a:seq & 1' is given twice" --filter 'tpgen_a:seq & 1' --filter 'tpgen_a:seq & 1'
+# Lists end in a number, and --latency's bounds are named as --latency's.
+usage_error "invalid CPU list '0,'" -C 0, sched_switch
+usage_error "invalid PID list '1,'" -p 1, sched_switch
+usage_error "invalid TID list '1,2,'" -t 1,2, sched_switch
+usage_error "invalid --latency 'tpgen_a:pid,tpgen_b:pid:0:10:x': STEP 'x' is not a whole number" \
+	--latency tpgen_a:pid,tpgen_b:pid:0:10:x tpgen_a
 
 for h in --help -h; do
 	out=$("$tpstat" $h)

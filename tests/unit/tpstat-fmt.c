@@ -90,6 +90,95 @@ static void full_json(void)
 	}
 }
 
+/* -x's CPUs column whole, however long: every other CPU of 0..599 is 300 numbers. */
+static void csv_long_cpus(void)
+{
+	__u64 cpus[10] = { 0 };
+	struct tpstat_row row = { .name = "tpgen_a", .module = "tpgen", .kind = TP_KIND_BARE,
+		.count = 5, .cpus = cpus, .cpu_words = 10, .first_cpu = 0 };
+	struct tpstat_report r = { .final = true, .elapsed = 1, .csv = ",", .n = 1, .rows = &row };
+	char *text, *col;
+	size_t len;
+	FILE *f;
+
+	for (int c = 0; c < 600; c += 2)
+		cpus[c / 64] |= 1ULL << (c % 64);
+	f = open_memstream(&text, &len);
+	fmt_csv(f, &r);
+	fclose(f);
+	col = strrchr(text, ',');
+	ASSERT_TRUE(col && !strncmp(col, ",0 2 4 6 ", 9) && strlen(col) > 1000,
+		    "-x: the CPUs column holds all 300 CPUs (it was cut at 255 bytes)");
+	ASSERT_TRUE(len > 5 && !strcmp(text + len - 9, " 596 598\n"),
+		    "and ends with the last CPU whole, not in the middle of a number");
+	free(text);
+}
+
+/* -r with --filter: the filter rows stay, and the legend says what adds up to hits. */
+static void runs_with_filters(void)
+{
+	__u64 cpus[1] = { 1 }, runs[2] = { 10, 20 };
+	const char *filters[1] = { "seq & 1" };
+	double secs[2] = { 1, 1 };
+	struct tpstat_row row = { .name = "tpgen_a", .module = "tpgen", .kind = TP_KIND_BARE,
+		.count = 30, .cpus = cpus, .cpu_words = 1, .first_cpu = 0, .runs = runs, .nruns = 2,
+		.filters = filters, .nfilters = 1, .filtered = 29, .filter_errors = 1 };
+	struct tpstat_report r = { .final = true, .elapsed = 2, .command = "true", .n = 1,
+		.rows = &row, .run_secs = secs, .nruns = 2, .filters = true };
+	char *text;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	fmt_table(f, &r);
+	fclose(f);
+	ASSERT_STRSTR(text, "    (filtered out)                                            29         -           14.5\n",
+		      "-r with --filter: the filtered row, over all runs");
+	ASSERT_STRSTR(text, "    (filter errors)                                            1         -            0.5\n",
+		      "and the filter errors row");
+	ASSERT_STRSTR(text, "with -r, count is the mean of the runs; the runs' counts + filtered out "
+		      "+ filter errors + missed = hits", "the legend says what adds up with -r");
+	free(text);
+}
+
+/*
+ * -i: a --by table, which only the totals print, is named under each interval with its
+ * keys, dropped and errors; a --latency's accounting is the interval's, open the present.
+ */
+static void interval_tables(void)
+{
+	__u64 cpus[1] = { 1 }, buckets[TPSTAT_HIST_SLOTS] = { 0 };
+	struct tpstat_by_row by = { .key_expr = "comm", .kind = TPSTAT_KEY_COMM, .nkeys = 12,
+		.dropped = 3, .errors = 4 };
+	struct tpstat_lat_row lat = { .text = "tpgen_a:seq,tpgen_b:seq", .start_tp = "tpgen_a",
+		.start_key = "seq", .end_key = "seq",
+		.hist = { .expr = "ns", .samples = 5, .buckets = buckets, .interval = true },
+		.matched = 5, .no_start = 6, .replaced = 7, .open = 8, .dropped = 9,
+		.start_errors = 10, .end_errors = 11, .start_busy = 12, .end_busy = 13 };
+	struct tpstat_row rows[2] = {
+		{ .name = "tpgen_a", .module = "tpgen", .kind = TP_KIND_BARE, .count = 40,
+		  .delta = 4, .cpus = cpus, .cpu_words = 1, .bys = &by, .nbys = 1 },
+		{ .name = "tpgen_b", .module = "tpgen", .kind = TP_KIND_BARE, .count = 40,
+		  .delta = 4, .cpus = cpus, .cpu_words = 1, .lats = &lat, .nlats = 1 },
+	};
+	struct tpstat_report r = { .elapsed = 1, .span = 1, .interval = 1, .n = 2, .rows = rows };
+	char *text;
+	size_t len;
+	FILE *f;
+
+	buckets[10] = 5;
+	f = open_memstream(&text, &len);
+	fmt_interval(f, &r);
+	fclose(f);
+	ASSERT_STRSTR(text, " tpgen_a by comm: 12 keys, dropped 3 (no slot in the table), errors 4 "
+		      "(reads that failed) since the start; --summary prints the table at the end\n",
+		      "-i: a --by table is named with its keys, dropped and errors, and where it is");
+	ASSERT_STRSTR(text, "  tpgen_a: in this interval matched 5, replaced 7, dropped 9 (table full), "
+		      "busy 12, errors 10; open now 8\n", "-i: a latency's START accounting is the interval's");
+	ASSERT_STRSTR(text, "  tpgen_b: in this interval matched 5, no start 6, busy 13, errors 11\n",
+		      "and its END's");
+	free(text);
+}
+
 int main(int argc, char **argv)
 {
 	struct tpstat_row rows[2];
@@ -145,5 +234,8 @@ int main(int argc, char **argv)
 	free(text);
 
 	full_json();
+	csv_long_cpus();
+	runs_with_filters();
+	interval_tables();
 	return test_done();
 }

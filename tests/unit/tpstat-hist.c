@@ -31,6 +31,65 @@ static bool in_bucket(__u64 v, bool is_signed)
 	return lo <= (__s64)v && (__s64)v <= hi;
 }
 
+/*
+ * --value past 2^64 (issue 35): 2,000,000 events of 1e13 through the programs' own steps
+ * (first value, then adds) sum to 2e19, whose low 64 bits alone are 1553255926290448384,
+ * and the report shows the true sum and avg: table, JSON and metrics read the same entry.
+ * Then the same values negated, for a signed field.
+ */
+static void value_sum_wide(void)
+{
+	for (int sg = 0; sg < 2; sg++) {
+		__u64 v = sg ? (__u64)-10000000000000LL : 10000000000000ULL;
+		struct tpstat_by_val c = tpstat_by_value_first(v, sg);
+		struct tpstat_by_stats st = {};
+		struct tpstat_by_entry e;
+		struct tpstat_by_row b;
+		__u64 cpus[1] = { 1 };
+		struct tpstat_row row = { .name = "sched_switch", .module = "vmlinux",
+			.kind = TP_KIND_EVENT, .count = 2000000, .cpus = cpus, .cpu_words = 1,
+			.first_cpu = 0, .bys = &b, .nbys = 1 };
+		struct tpstat_report r = { .final = true, .elapsed = 1, .n = 1, .rows = &row };
+		const char *want_sum = sg ? "-20000000000000000000" : "20000000000000000000";
+		char *text, want[256];
+		size_t len;
+		FILE *mf;
+
+		for (int i = 1; i < 2000000; i++) {
+			atomic_add(&c.count, 1);
+			tpstat_by_value_add(&c, v, sg, &st);
+		}
+		e = (struct tpstat_by_entry){ .k = { 42 }, .count = c.count, .sum = c.sum, .min = c.min,
+			.max = c.max, .sum_hi = c.sum_hi };
+		b = (struct tpstat_by_row){ .key_expr = "prev->pid", .kind = TPSTAT_KEY_EXPR,
+			.value_expr = "prev->se.sum_exec_runtime", .value_signed = sg, .entries = &e,
+			.n = 1, .nkeys = 1 };
+		ASSERT_TRUE(c.count == 2000000 && !st.minmax_lost, sg ?
+			    "--value signed: 2,000,000 values of -1e13 counted" :
+			    "--value: 2,000,000 values of 1e13 counted");
+		mf = open_memstream(&text, &len);
+		fmt_table(mf, &r);
+		fclose(mf);
+		snprintf(want, sizeof(want), " %14s %14s %14s %21s\n", sg ? "-10000000000000.0" :
+			 "10000000000000.0", sg ? "-10000000000000" : "10000000000000",
+			 sg ? "-10000000000000" : "10000000000000", want_sum);
+		ASSERT_STRSTR(text, want, sg ? "table: the true sum -2e19 and avg -1e13 (it wrapped)" :
+			      "table: the true sum 2e19 and avg 1e13 (not 1553255926290448384 and "
+			      "776627963145.2)");
+		free(text);
+		mf = open_memstream(&text, &len);
+		fmt_json(mf, &r);
+		fclose(mf);
+		snprintf(want, sizeof(want), "\"count\":2000000,\"sum\":%s,\"min\":%s,\"max\":%s,"
+			 "\"avg\":%s}", want_sum, sg ? "-10000000000000" : "10000000000000",
+			 sg ? "-10000000000000" : "10000000000000",
+			 sg ? "-10000000000000.000" : "10000000000000.000");
+		ASSERT_STRSTR(text, want, sg ? "JSON: the exact sum -20000000000000000000, avg -1e13" :
+			      "JSON: the exact sum 20000000000000000000, avg 1e13");
+		free(text);
+	}
+}
+
 int main(void)
 {
 	static const __u64 edges[] = { 0, 1, 2, 3, 4, 7, 8, 1023, 1024, 1025, 1ULL << 31,
@@ -318,5 +377,6 @@ int main(void)
 		ASSERT_STREQ(k4, "\xc3\xa9t\\xc3\\x0a\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff",
 			     "UTF-8 kept, a cut sequence and a newline escaped, 15 bytes fit");
 	}
+	value_sum_wide();
 	return test_done();
 }

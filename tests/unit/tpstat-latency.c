@@ -2,9 +2,12 @@
 /*
  * tpstat-latency: --latency's START and END steps (bpf/tpstat_latency.h, the code the BPF
  * programs run) on a model of the BPF hash map with the same answers (-EEXIST, -E2BIG when
- * full, -ENOENT), in a fixed small case by case and then over long random sequences of
- * STARTs and ENDs on a table small enough to fill: every sample is END's time minus its
- * key's latest START, and the accounting identities hold exactly after every event.
+ * full, -ENOENT, and -EBUSY when told to, as a nested run on a locked bucket gets), which
+ * reuses a freed slot at once as a preallocated map does, and can run another program's
+ * step between a lookup and what its caller does next (another CPU, or a nested run): in a
+ * fixed small case by case, then over long random sequences of STARTs and ENDs on a table
+ * small enough to fill, with -EBUSY and interleavings at random: the accounting identities
+ * hold exactly after every event, and no entry ever holds a time its key did not start.
  * TAP output.
  */
 #include <errno.h>
@@ -43,8 +46,17 @@ static int find(const struct tpstat_lat_key *k)
 	return -1;
 }
 
+/* -EBUSY for the next insert or delete, when set (each is used once). */
+static bool busy_insert, busy_delete;
+/* Run once inside the next lookup that finds its key, after it found it. */
+static void (*between)(void);
+
 static int model_insert(const struct tpstat_lat_key *k, const struct tpstat_lat_start *v)
 {
+	if (busy_insert) {
+		busy_insert = false;
+		return -EBUSY;
+	}
 	if (find(k) >= 0)
 		return -EEXIST;
 	for (int i = 0; i < MODEL_ENTRIES; i++)
@@ -60,7 +72,12 @@ static int model_insert(const struct tpstat_lat_key *k, const struct tpstat_lat_
 static struct tpstat_lat_start *model_lookup(const struct tpstat_lat_key *k)
 {
 	int i = find(k);
+	void (*run)(void) = between;
 
+	if (i >= 0 && run) {
+		between = NULL;
+		run();
+	}
 	return i < 0 ? NULL : &slot[i].v;
 }
 
@@ -68,20 +85,94 @@ static int model_delete(const struct tpstat_lat_key *k)
 {
 	int i = find(k);
 
+	if (busy_delete) {
+		busy_delete = false;
+		return -EBUSY;
+	}
 	if (i < 0)
 		return -ENOENT;
 	slot[i].used = false;
 	return 0;
 }
 
-/* Entries of latency @lat in the table: what user space shows as open. */
+/* Entries of latency @lat holding a START's time: what user space shows as open. */
 static __u64 open_of(__u32 lat)
 {
 	__u64 n = 0;
 
 	for (int i = 0; i < MODEL_ENTRIES; i++)
-		n += slot[i].used && slot[i].k.lat == lat;
+		n += slot[i].used && slot[i].k.lat == lat && slot[i].v.ns > TPSTAT_LAT_FREE;
 	return n;
+}
+
+/* The time in @lat's @key's entry, 0 when it has none. */
+static __u64 time_of(__u32 lat, __u64 key)
+{
+	int i = find(&(struct tpstat_lat_key){ .lat = lat, .key = key });
+
+	return i < 0 ? 0 : slot[i].v.ns;
+}
+
+/* What runs between a lookup and its caller's next step in the cases below. */
+static struct tpstat_lat_stats race_st;
+static void end_then_start_other(void)
+{
+	__u64 d;
+
+	tpstat_lat_end(&race_st, 0, 1, 1900, &d);	/* frees key 1's slot */
+	tpstat_lat_start(&race_st, 0, 2, 1950);		/* key 2 takes it at once */
+}
+
+/*
+ * -EBUSY and the interleavings a hash map allows: a START the table refuses busy is not
+ * "table full"; an END whose delete is refused leaves no START behind; a START or END
+ * whose entry was freed and reused for another key between its lookup and its write leaves
+ * that key's time alone.
+ */
+static void test_contention(void)
+{
+	struct tpstat_lat_stats st = {};
+	__u64 d = 0;
+
+	busy_insert = true;
+	tpstat_lat_start(&st, 0, 5, 1000);
+	ASSERT_TRUE(st.start_busy == 1 && st.dropped == 0 && !open_of(0),
+		    "an insert refused -EBUSY: start_busy 1, not dropped (the table is not full)");
+
+	tpstat_lat_start(&st, 0, 6, 1000);
+	busy_delete = true;
+	ASSERT_TRUE(tpstat_lat_end(&st, 0, 6, 1500, &d) && d == 500,
+		    "an END whose delete is refused -EBUSY still matched its START (500 ns)");
+	ASSERT_TRUE(time_of(0, 6) == TPSTAT_LAT_FREE && open_of(0) == 0,
+		    "and its entry stays FREE: not open, no stale START");
+	ASSERT_TRUE(!tpstat_lat_end(&st, 0, 6, 1700, &d) && st.no_start == 1,
+		    "the next END of that key has no START (it measured from the stale one before)");
+	tpstat_lat_start(&st, 0, 6, 3000);
+	ASSERT_TRUE(st.replaced == 0 && time_of(0, 6) == 3000,
+		    "the key's next START takes the FREE entry: fresh, not replaced");
+	ASSERT_TRUE(tpstat_lat_end(&st, 0, 6, 3100, &d) && d == 100 && !time_of(0, 6),
+		    "and its END measures from it (100 ns) and deletes it");
+
+	memset(slot, 0, sizeof(slot));
+	race_st = (struct tpstat_lat_stats){};
+	st = (struct tpstat_lat_stats){};
+	tpstat_lat_start(&st, 0, 1, 1000);
+	between = end_then_start_other;
+	tpstat_lat_start(&st, 0, 1, 2000);
+	ASSERT_EQ(time_of(0, 2), 1950, "a START whose entry was freed and reused for key 2 under it "
+		  "leaves key 2's time alone");
+	ASSERT_TRUE(time_of(0, 1) == 2000 && st.replaced == 0 && st.start_busy == 0,
+		    "and inserts its own key afresh (not replaced)");
+
+	memset(slot, 0, sizeof(slot));
+	st = (struct tpstat_lat_stats){};
+	race_st = (struct tpstat_lat_stats){};
+	tpstat_lat_start(&st, 0, 1, 1000);
+	between = end_then_start_other;
+	ASSERT_TRUE(!tpstat_lat_end(&st, 0, 1, 2000, &d) && st.no_start == 1,
+		    "an END that lost its key's START to another END has no start");
+	ASSERT_EQ(time_of(0, 2), 1950, "and leaves key 2's START (in the reused slot) open");
+	memset(slot, 0, sizeof(slot));
 }
 
 static void test_cases(void)
@@ -121,62 +212,77 @@ static void test_cases(void)
 	memset(slot, 0, sizeof(slot));
 }
 
+/* The random test's state: what each event should do, tallied as the code must. */
+static struct tpstat_lat_stats rst[2];
+static __u64 starts[2], ends[2], matched[2];
+static __u32 key_of_time[2][1 << 20];	/* key + 1 of the START at each time (times < 2^20) */
+static __u64 now = 2;
+
+/* One random START or END, at the next time. */
+static void random_event(void)
+{
+	__u32 lat = rand() & 1;
+	__u64 key = rand() % 12, d;
+
+	now++;
+	if (rand() & 1) {
+		starts[lat]++;
+		key_of_time[lat][now] = key + 1;
+		tpstat_lat_start(&rst[lat], lat, key, now);
+	} else {
+		ends[lat]++;
+		if (tpstat_lat_end(&rst[lat], lat, key, now, &d))
+			matched[lat]++;
+	}
+}
+
 /*
- * Random STARTs and ENDs on 12 keys of two latencies, a table of 8: every case in turn,
- * checked against a plain model of what each event should do.
+ * Random STARTs and ENDs on 12 keys of two latencies, a table of 8, with -EBUSY at random
+ * and, between a lookup and its caller's next step, another random event at random (which
+ * may free the entry and reuse it for another key): after each, the identities hold and
+ * every entry's time is one its own key started at.
  */
 static void test_random(void)
 {
-	struct tpstat_lat_stats st[2] = {};
-	__u64 starts[2] = {}, ends[2] = {}, matched[2] = {}, sum[2] = {}, want_sum[2] = {};
-	__u64 latest[2][12] = {};
-	bool broken = false, values_ok = true;
-	__u64 now = 1;
+	bool broken = false, owned = true;
 
 	srand(12345);
 	for (int i = 0; i < 200000 && !broken; i++) {
-		__u32 lat = rand() & 1;
-		__u64 key = rand() % 12, d;
-		bool open = model_lookup(&(struct tpstat_lat_key){ .lat = lat, .key = key }) != NULL;
-
-		now += 1 + rand() % 1000;
-		if (rand() & 1) {
-			starts[lat]++;
-			tpstat_lat_start(&st[lat], lat, key, now);
-			if (open || model_lookup(&(struct tpstat_lat_key){ .lat = lat, .key = key }))
-				latest[lat][key] = now;
-		} else {
-			ends[lat]++;
-			if (tpstat_lat_end(&st[lat], lat, key, now, &d)) {
-				matched[lat]++;
-				sum[lat] += d;
-				want_sum[lat] += now - latest[lat][key];
-				values_ok &= open && d == now - latest[lat][key];
-			} else {
-				values_ok &= !open;
-			}
-		}
+		busy_insert = rand() % 16 == 0;
+		busy_delete = rand() % 16 == 0;
+		between = rand() % 8 == 0 ? random_event : NULL;
+		random_event();
+		busy_insert = busy_delete = false;
+		between = NULL;
 		for (int l = 0; l < 2; l++)
-			broken |= starts[l] != matched[l] + open_of(l) + st[l].replaced + st[l].dropped ||
-				  ends[l] != matched[l] + st[l].no_start;
+			broken |= starts[l] != matched[l] + open_of(l) + rst[l].replaced +
+					       rst[l].dropped + rst[l].start_busy ||
+				  ends[l] != matched[l] + rst[l].no_start + rst[l].end_busy;
+		for (int k = 0; k < MODEL_ENTRIES; k++)
+			if (slot[k].used && slot[k].v.ns > TPSTAT_LAT_FREE)
+				owned &= key_of_time[slot[k].k.lat][slot[k].v.ns] == slot[k].k.key + 1 &&
+					 slot[k].v.key == slot[k].k.key;
 	}
-	ASSERT_TRUE(!broken, "after each of 200000 random events: STARTs = matched + open + "
-		    "replaced + dropped and ENDs = matched + no_start, for both latencies");
-	ASSERT_TRUE(values_ok, "every END matched exactly when its key was open, measuring from "
-		    "the key's latest START");
-	ASSERT_TRUE(sum[0] == want_sum[0] && sum[1] == want_sum[1], "the sums of the samples agree");
-	ASSERT_TRUE(st[0].dropped > 0 && st[0].replaced > 0 && st[0].no_start > 0 && matched[0] > 0,
-		    "the sequence took every path (dropped, replaced, no_start, matched)");
+	ASSERT_TRUE(!broken, "after each of 200000 random events (with -EBUSY and interleavings): "
+		    "STARTs = matched + open + replaced + dropped + start_busy and ENDs = matched + "
+		    "no_start + end_busy, for both latencies");
+	ASSERT_TRUE(owned, "every open entry holds a time its own key started at");
+	ASSERT_TRUE(rst[0].dropped && rst[0].replaced && rst[0].no_start && matched[0] &&
+		    rst[0].start_busy, "the sequence took every path (dropped, replaced, no_start, "
+		    "matched, start_busy)");
 	printf("# latency 0: %llu starts, %llu ends: %llu matched, %llu open, %llu replaced, "
-	       "%llu dropped, %llu no_start\n", (unsigned long long)starts[0],
-	       (unsigned long long)ends[0], (unsigned long long)matched[0],
-	       (unsigned long long)open_of(0), (unsigned long long)st[0].replaced,
-	       (unsigned long long)st[0].dropped, (unsigned long long)st[0].no_start);
+	       "%llu dropped, %llu start_busy, %llu no_start, %llu end_busy\n",
+	       (unsigned long long)starts[0], (unsigned long long)ends[0],
+	       (unsigned long long)matched[0], (unsigned long long)open_of(0),
+	       (unsigned long long)rst[0].replaced, (unsigned long long)rst[0].dropped,
+	       (unsigned long long)rst[0].start_busy, (unsigned long long)rst[0].no_start,
+	       (unsigned long long)rst[0].end_busy);
 }
 
 int main(void)
 {
 	test_cases();
+	test_contention();
 	test_random();
 	return test_done();
 }

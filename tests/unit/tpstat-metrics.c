@@ -126,10 +126,91 @@ static void lhist_wide(void)
 	view(1, 0);
 }
 
+/*
+ * Every family tpstat can write at once (issue 35): on tpgen_a --filter, -A, --hist (log2),
+ * --lhist, a signed --hist, --by comm, a tuple --by with --value past 2^64; on tpgen_b two
+ * --latency from tpgen_a, log2 and linear (its bounds in ns, exported in seconds).
+ */
+static const struct tp_info tpb = { "tpgen_b", "tpgen", TP_KIND_BARE };
+static struct tpstat_by_entry tuple_entries[2];
+static struct tpstat_by_row all_bys[2];
+static struct tpstat_lat_row lats[2];
+static __u64 lat_buckets[2][TPSTAT_HIST_SLOTS];
+
+static void latency_rows(void)
+{
+	memset(lat_buckets, 0, sizeof(lat_buckets));
+	lat_buckets[0][10] = 3;		/* [512, 1023] ns */
+	lat_buckets[0][11] = 2;		/* [1024, 2047] ns */
+	lat_buckets[1][2] = 4;		/* [1000, 1999] ns of 0:10000:1000 */
+	lat_buckets[1][TPSTAT_LHIST_MAX + 1] = 1;	/* 10000 ns or more */
+	lats[0] = (struct tpstat_lat_row){ .text = "tpgen_a:seq,tpgen_b:seq", .start_tp = "tpgen_a",
+		.start_key = "seq", .end_key = "seq",
+		.hist = { .expr = "ns", .samples = 5, .sum = 5000, .min = 600, .max = 1500,
+			  .buckets = lat_buckets[0] },
+		.matched = 5, .no_start = 1, .replaced = 2, .open = 8, .dropped = 3, .start_busy = 4, .end_busy = 6,
+		.start_errors = 0, .end_errors = 0 };
+	lats[1] = (struct tpstat_lat_row){ .text = "tpgen_a:pid,tpgen_b:pid:0:10000:1000",
+		.start_tp = "tpgen_a", .start_key = "pid", .end_key = "pid",
+		.hist = { .expr = "ns", .samples = 5, .sum = 16000, .min = 1000, .max = 12000,
+			  .buckets = lat_buckets[1], .linear = true, .lmin = 0, .lmax = 10000,
+			  .lstep = 1000 },
+		.matched = 5, .open = 0 };
+}
+
+/* Two --latency ending at tpgen_b, nothing else. */
+static void latency(void)
+{
+	latency_rows();
+	view(0, 0);
+	v.n = 2;
+	v.tp[1] = (struct tpstat_mtp){ .tp = &tpb, .prog = "tpstat_hist_1", .prog_fd = -1,
+		.hits = 10, .lats = lats, .nlats = 2 };
+}
+
+static void all_families(void)
+{
+	lhist0();
+	hists[3] = hists[0];		/* --lhist seq:0:1024:64 */
+	hists[3].expr = "seq";
+	signed_states();
+	hists[0] = hists[1];		/* prio, signed */
+	hists[1] = hists[3];
+	memset(buckets[3], 0, sizeof(buckets[3]));
+	buckets[3][7] = 100;
+	hists[2] = (struct tpstat_hist_row){ .expr = "ctx->count", .samples = 100, .sum = 6400,
+		.min = 64, .max = 64, .buckets = buckets[3] };
+	keys();
+	all_bys[0] = bys[0];
+	memset(tuple_entries, 0, sizeof(tuple_entries));
+	tuple_entries[0] = (struct tpstat_by_entry){ .k = { 0, 0, 0x6873 }, .count = 2000000,
+		.sum = 1553255926290448384ULL, .sum_hi = 1, .min = 10000000000000ULL,
+		.max = 10000000000000ULL };
+	tuple_entries[1] = (struct tpstat_by_entry){ .k = { 1, 0, 0x6873 }, .count = 1,
+		.sum = 5, .min = 5, .max = 5 };
+	all_bys[1] = (struct tpstat_by_row){ .key_expr = "cpu,comm", .nk = 2,
+		.keys = { "cpu", "comm" }, .kinds = { TPSTAT_KEY_CPU, TPSTAT_KEY_COMM },
+		.value_expr = "ctx->count", .entries = tuple_entries, .n = 2, .nkeys = 2,
+		.dropped = 1, .errors = 2 };
+	latency_rows();
+	cpus(4);
+	v.tp[0].hists = hists;
+	v.tp[0].nhists = 3;
+	v.tp[0].bys = all_bys;
+	v.tp[0].nbys = 2;
+	v.tp[0].nfilters = 1;
+	v.tp[0].filtered = 7;
+	v.tp[0].filter_errors = 1;
+	v.n = 2;
+	v.tp[1] = (struct tpstat_mtp){ .tp = &tpb, .prog = "tpstat_hist_1", .prog_fd = -1,
+		.hits = 10, .lats = lats, .nlats = 2 };
+}
+
 static const struct {
 	const char *name;
 	void (*make)(void);
 } cases[] = {
+	{ "latency", latency }, { "all", all_families },
 	{ "lhist0", lhist0 }, { "signed", signed_states }, { "bigsum", big_sums },
 	{ "torn", torn }, { "keys", keys }, { "lhistwide", lhist_wide },
 };
@@ -216,6 +297,31 @@ int main(int argc, char **argv)
 	ASSERT_STRSTR(t, "le=\"-4.611686018427388e+18\"} 1\n", "its first step ends at -2^62 - 1");
 	ASSERT_STRSTR(t, "le=\"9.223372036854776e+18\"} 3\n", "its fourth at 2^63 - 2 (MAX - 1)");
 	ASSERT_STRSTR(t, "le=\"+Inf\"} 4\n", "and +Inf holds all 4 samples");
+
+	t = render(&m, METRICS_OPENMETRICS, latency);
+	ASSERT_TRUE(!m.err && !m.skipped, "two --latency, log2 and linear: a valid page");
+	ASSERT_STRSTR(t, "# TYPE bareatom_latency_seconds histogram\n# UNIT bareatom_latency_seconds "
+		      "seconds\n", "latency in the base unit, seconds (promtool refuses nanoseconds)");
+	ASSERT_STRSTR(t, "bareatom_latency_seconds_bucket{start=\"tpgen_a\",end=\"tpgen_b\","
+		      "key_expr=\"seq,seq\",le=\"1.023e-06\"} 3\n", "le 1023 ns is 1.023e-06 s");
+	ASSERT_STRSTR(t, "bareatom_latency_seconds_sum{start=\"tpgen_a\",end=\"tpgen_b\","
+		      "key_expr=\"seq,seq\"} 5e-06\n", "the sum 5000 ns is 5e-06 s");
+	ASSERT_STRSTR(t, "key_expr=\"pid,pid\",le=\"1.999e-06\"} 4\n",
+		      "a linear latency's step [1000, 1999] ns: le 1.999e-06 s");
+	ASSERT_TRUE(!strstr(t, "outcome=\"open\""), "open is no outcome of the counter family");
+	ASSERT_STRSTR(t, "# TYPE bareatom_latency_open gauge\n", "open STARTs: a gauge family");
+	ASSERT_STRSTR(t, "bareatom_latency_open{start=\"tpgen_a\",end=\"tpgen_b\","
+		      "key_expr=\"seq,seq\"} 8\n", "holding the STARTs open now");
+	ASSERT_STRSTR(t, "bareatom_latency_events_total{start=\"tpgen_a\",end=\"tpgen_b\","
+		      "key_expr=\"seq,seq\",outcome=\"start_busy\"} 4\n",
+		      "STARTs the table refused busy are an outcome of their own");
+	ASSERT_STRSTR(t, "outcome=\"dropped\"} 3\n", "apart from dropped (the table full)");
+	ASSERT_STRSTR(t, "outcome=\"end_busy\"} 6\n", "and ENDs that lost every race too");
+	t = render(&m, METRICS_OPENMETRICS, all_families);
+	ASSERT_TRUE(!m.err && !m.skipped, "every family tpstat writes at once: a valid page");
+	ASSERT_STRSTR(t, "bareatom_tracepoint_key_value_summed{tracepoint=\"tpgen_a\","
+		      "key_expr=\"cpu,comm\",key1=\"0\",key2=\"sh\"} 2e+19\n",
+		      "--value's sum past 2^64 as its double, 2e19");
 
 	ASSERT_EQ(buckets_lhist_steps(INT64_MIN, INT64_MAX, 1ULL << 62), 4,
 		  "--lhist INT64_MIN:INT64_MAX:2^62: 4 steps (the sum of MAX - MIN + STEP wrapped to 0)");

@@ -10,13 +10,13 @@ final() { grep '"final":true' <<<"$1"; }
 tp() { final "$1" | jq -c ".tracepoints[] | select(.name == \"$2\")"; }
 lat() { tp "$1" "$2" | jq -c ".latency[$3]"; }
 acct='[.matched, .no_start, .replaced, .open, .dropped, .start_errors, .end_errors]'
-# sums OUT START END: START's count = matched + open + replaced + dropped + start_errors and
-# END's = matched + no_start + end_errors, with samples = matched.
+# sums OUT START END: START's count = matched + open + replaced + dropped + start_busy +
+# start_errors and END's = matched + no_start + end_busy + end_errors, with samples = matched.
 sums() {
 	local l; l=$(lat "$1" "$3" 0)
 	jq -e --argjson s "$(tp "$1" "$2" | jq .count)" --argjson e "$(tp "$1" "$3" | jq .count)" \
-		'.samples == .matched and $s == .matched + .open + .replaced + .dropped + .start_errors
-		 and $e == .matched + .no_start + .end_errors' <<<"$l" >/dev/null
+		'.samples == .matched and $s == .matched + .open + .replaced + .dropped + .start_busy +
+		 .start_errors and $e == .matched + .no_start + .end_busy + .end_errors' <<<"$l" >/dev/null
 }
 
 # The write of a pair fire, timed by its command (bash -c CMD): its pairs follow one another
@@ -101,15 +101,27 @@ is "$(jq -s -c '[.[].tracepoints[] | select(.name == "tpgen_b") | .latency[0].sa
 	"[true,150]" "-j: each line's latency is cumulative, like count, the final one 150"
 out=$(tpstat -o /dev/stdout -a --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c "echo tpgen_a 10 pair 1000 > $TPGEN/fire")
 grep -q '^ latency tpgen_a:seq -> tpgen_b:seq (ns)  samples 10' <<<"$out" &&
-	grep -q '^  tpgen_a: matched 10, open 0, replaced 0, dropped 0 (table full), errors 0$' <<<"$out" &&
-	grep -q '^  tpgen_b: matched 10, no start 0, errors 0$' <<<"$out"
+	grep -q '^  tpgen_a: matched 10, open 0, replaced 0, dropped 0 (table full), busy 0, errors 0$' <<<"$out" &&
+	grep -q '^  tpgen_b: matched 10, no start 0, busy 0, errors 0$' <<<"$out"
 ok $? "the table shows the histogram and where every start and end went"
 
-# 8. Metrics: a histogram family and the outcomes.
-tpstat -a --textfile /tmp/lat.prom --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 sh -c "echo tpgen_a 10 pair 1000 > $TPGEN/fire" 2>/dev/null
-grep -q '^bareatom_latency_nanoseconds_count{start="tpgen_a",end="tpgen_b",key_expr="seq,seq"} 10$' /tmp/lat.prom &&
-	grep -q '^bareatom_latency_events_total{start="tpgen_a",end="tpgen_b",key_expr="seq,seq",outcome="matched"} 10$' /tmp/lat.prom
-ok $? "metrics: bareatom_latency_nanoseconds_count 10, events_total{outcome=matched} 10"
+# 8. Metrics: a histogram family in seconds, the outcomes, the open STARTs as a gauge; both
+# forms (log2 and linear) of a latency pass promtool (shared in by tests/run-all).
+tpstat -a --textfile /tmp/lat.prom --latency 'tpgen_a:seq,tpgen_b:seq' \
+	--latency 'tpgen_a:ctx->cpu,tpgen_b:ctx->cpu:0:1000000000:10000000' \
+	-- taskset -c 0 sh -c "echo tpgen_a 10 pair 1000 > $TPGEN/fire" 2>/dev/null
+grep -q '^bareatom_latency_seconds_count{start="tpgen_a",end="tpgen_b",key_expr="seq,seq"} 10$' /tmp/lat.prom &&
+	grep -q '^bareatom_latency_events_total{start="tpgen_a",end="tpgen_b",key_expr="seq,seq",outcome="matched"} 10$' /tmp/lat.prom &&
+	grep -q '^bareatom_latency_open{start="tpgen_a",end="tpgen_b",key_expr="seq,seq"} 0$' /tmp/lat.prom &&
+	! grep -q 'outcome="open"' /tmp/lat.prom
+ok $? "metrics: bareatom_latency_seconds_count 10, events_total{outcome=matched} 10, latency_open 0 (a gauge)"
+promtool=/mnt/share/prometheus/promtool
+if [ -x $promtool ]; then
+	out=$($promtool check metrics </tmp/lat.prom 2>&1)
+	ok $? "promtool check metrics passes both forms of --latency${out:+: $out}"
+else
+	ok 1 "promtool check metrics: no $promtool (run under tests/run-all, which shares it)"
+fi
 get='GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text;version=1.0.0\r\nConnection: close\r\n\r\n'
 tpstat -a --listen 127.0.0.1:19466 --latency 'tpgen_a:seq,tpgen_b:seq' -- taskset -c 0 bash -c \
 	"echo tpgen_a 10 pair 1000 > $TPGEN/fire; exec 3<>/dev/tcp/127.0.0.1/19466; printf '$get' >&3; timeout $((120 * TAP_SLOW)) cat <&3 >/tmp/lat.http" 2>/dev/null
@@ -118,7 +130,7 @@ out=$("$(dirname "$0")/om-check" /tmp/lat.om 2>&1); rc=$?
 if [ $rc = 2 ]; then
 	ok 1 "OpenMetrics parser: $out (run under tests/run-all, which shares it)"
 else
-	grep -q '^bareatom_latency_nanoseconds_bucket{start="tpgen_a",end="tpgen_b",key_expr="seq,seq",le="+Inf"} 10$' /tmp/lat.om
+	grep -q '^bareatom_latency_seconds_bucket{start="tpgen_a",end="tpgen_b",key_expr="seq,seq",le="+Inf"} 10$' /tmp/lat.om
 	ok $(( rc || $? )) "the OpenMetrics reference parser takes the served latency families${out:+: $out}"
 fi
 
