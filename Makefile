@@ -132,8 +132,13 @@ $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(BUILD)/tpfield.o $(BUILD)/tplist.o \
 		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
+# cookie-gend --etcd: the claim and reservations (cookie_fleet.c) over etcd's JSON gateway
+# (etcd.c: libcurl for HTTP, json-c for the bodies).
+FLEET := $(BUILD)/cookie_fleet.o $(BUILD)/etcd.o
+FLEET_LIBS := -lcurl -ljson-c -lpthread
 $(BUILD)/cookie-gend $(BUILD)/static/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
-		$(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(BUILD)/libcookie.a
+		$(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(FLEET) $(BUILD)/libcookie.a
+$(BUILD)/cookie-gend: LDLIBS += $(FLEET_LIBS)
 $(BUILD)/cookie $(BUILD)/static/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
 $(BUILD)/eht-hosts $(BUILD)/static/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/eht_metrics.o $(METRICS) \
 		$(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
@@ -243,7 +248,12 @@ $(BUILD)/tests/unit/libcookie-timeout: $(BUILD)/libcookie.o
 # Linked without cookie-gend.o: the socket, its loop and the metrics see the daemon only
 # through its ops.
 $(BUILD)/tests/unit/cookie-serve: $(COOKIE_SERVE)
-$(BUILD)/tests/unit/cookie-mark: $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(UTIL)
+$(BUILD)/tests/unit/cookie-mark: $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(FLEET) $(UTIL)
+$(BUILD)/tests/unit/cookie-mark: LDLIBS += $(FLEET_LIBS)
+# The fleet's host harness: cookie-gend's mark and claim on a counter in memory, against a
+# real etcd started by tests/unit/cookie-fleet.t (no BPF, no socket).
+$(BUILD)/tests/unit/cookie-fleet: $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(FLEET) $(UTIL)
+$(BUILD)/tests/unit/cookie-fleet: LDLIBS += $(FLEET_LIBS)
 $(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(UTIL)
 $(BUILD)/tests/unit/json-writer: $(UTIL)
 $(BUILD)/tests/unit/metrics-writer: $(BUILD)/metrics.o $(UTIL)
