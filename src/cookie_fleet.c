@@ -260,8 +260,10 @@ int cookie_fleet_claim(struct cookie_fleet *f, long fixed, bool from_dir, const 
 			set_node(f, id);
 			err = try_claim(f, &holder);
 		}
-		if (err == -EUCLEAN)
+		if (err == -EUCLEAN) {
+			etcd_revoke(&f->etcd, f->lease);	/* the id is given back at once */
 			return FLEET_EXIT_CONFIG;
+		}
 		if (err == 1) {
 			f->claimed = true;
 			f->claims++;
@@ -299,7 +301,7 @@ int cookie_fleet_claim(struct cookie_fleet *f, long fixed, bool from_dir, const 
 		}
 		if (clock_now() - start >= f->c.wait) {
 			if (err)
-				f->log(LOG_ERR, "etcd unreachable for %g s: %s; exiting (75: try again "
+				f->log(LOG_ERR, "no etcd answered for %g s: %s; exiting (75: try again "
 				       "later) rather than serve without a claim", f->c.wait, f->etcd.err);
 			else
 				f->log(LOG_ERR, "node id %ld is still held in etcd after %g s (%s = %s); "
