@@ -137,8 +137,11 @@ $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o 
 FLEET := $(BUILD)/cookie_fleet.o $(BUILD)/etcd.o
 FLEET_LIBS := -lcurl -ljson-c -lpthread
 $(BUILD)/cookie-gend $(BUILD)/static/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
-		$(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(FLEET) $(BUILD)/libcookie.a
+		$(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(BUILD)/cookie_fleet.o $(BUILD)/libcookie.a
+$(BUILD)/cookie-gend: $(BUILD)/etcd.o
 $(BUILD)/cookie-gend: LDLIBS += $(FLEET_LIBS)
+# Debian has no static libcurl: make static's cookie-gend refuses --etcd, saying so (etcd_none.c).
+$(BUILD)/static/cookie-gend: $(BUILD)/etcd_none.o
 $(BUILD)/cookie $(BUILD)/static/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
 $(BUILD)/eht-hosts $(BUILD)/static/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/eht_metrics.o $(METRICS) \
 		$(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
