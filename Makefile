@@ -326,6 +326,7 @@ test-host: $(BINS) $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) | deps
 
 test-vm-build: test-image stock-kernel prom-share
 
+# Debian's etcd for the guest's cookie-gend --etcd test (tests/vm/cookie-etcd.t), and
 # Debian's prometheus and promtool for the guest's metrics tests, shared into it with
 # run-vm --share build/share (tests/run-all) rather than put in the image: 95 MB the boot
 # would unpack every time, for two tests. With them the OpenMetrics reference parser
@@ -338,6 +339,7 @@ prom-share: | deps
 	@mkdir -p $(PROM_SHARE) $(PY_SHARE) && cp -pu /usr/bin/prometheus /usr/bin/promtool $(PROM_SHARE)/
 	@cp -rpu /usr/lib/python3/dist-packages/prometheus_client \
 		/usr/lib/python3/dist-packages/decorator.py $(PY_SHARE)/
+	@mkdir -p $(BUILD)/share/etcd && cp -pu /usr/bin/etcd /usr/bin/etcdctl $(BUILD)/share/etcd/
 
 run: image
 	images/run-vm --cpus 4 -- /usr/lib/bareatom/demo

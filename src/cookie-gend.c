@@ -84,7 +84,7 @@ static const char doc[] =
 "                   [--rate-limit N[/s] | unlimited] [--rate-burst N]\n"
 "       cookie-gend --uninstall\n"
 "       cookie-gend --raise-mark COOKIE [--state-dir DIR]\n"
-"       cookie-gend --etcd URL[,URL...] [--etcd-prefix P] [--node-ids LO-HI]\n"
+"       cookie-gend --etcd URL[,URL...] [--etcd-prefix P] [--etcd-ids LO-HI]\n"
 "                   [--etcd-ttl SECS] [--etcd-reserve N] [--etcd-wait SECS] ...\n"
 "\n"
 "Every new task gets a cookie at fork (kept in BPF task local storage);\n"
@@ -100,7 +100,7 @@ static const char doc[] =
 "node id it was first started with and refuses another (exit 78).\n"
 "\n"
 "--etcd claims the node id from etcd instead (the state directory's, or\n"
-"--node-id's, or a free one of --node-ids from a random start): P node/N\n"
+"--node-id's, or a free one of --etcd-ids from a random start): P node/N\n"
 "under a lease of --etcd-ttl seconds (default 15), kept alive. Each range of\n"
 "--etcd-reserve cookies (default 2^28) is reserved in etcd, P highwater/N\n"
 "raised by a txn that compares the claim, before any of it is served.\n"
@@ -140,7 +140,7 @@ static const char doc[] =
 "EXAMPLES:\n"
 "  cookie-gend --foreground -v        # run in the terminal, log to stderr\n"
 "  cookie-gend --node-id 7            # this machine is node 7 of a fleet\n"
-"  cookie-gend --etcd http://10.0.0.1:2379,http://10.0.0.2:2379  # ids from etcd\n"
+"  cookie-gend --etcd http://10.0.0.1:2379,http://10.0.0.2:2379\n"
 "  systemctl start cookie-gend        # as the image runs it (Type=notify)\n"
 "  cookie -n 3; cookie --pid $$; cookie --stats\n"
 "  cookie-gend -f --listen 127.0.0.1:9464 &\n"
@@ -181,7 +181,7 @@ static const struct argp_option opts[] = {
 	  "(default 2^28)", 0 },
 	{ "etcd-wait", OPT_ETCD_WAIT, "SECS", 0, "How long etcd may be unreachable at start\n"
 	  "(default 30; then exit 75)", 0 },
-	{ "node-ids", OPT_NODE_IDS, "LO-HI", 0, "The ids --etcd may claim for a new state\n"
+	{ "etcd-ids", OPT_NODE_IDS, "LO-HI", 0, "The ids --etcd may claim for a new state\n"
 	  "directory (default 0-65535)", 0 },
 	{ "verbose", 'v', NULL, 0, "Log more, including libbpf debug output", 0 },
 	{},
@@ -278,7 +278,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NODE_IDS:
 		if (cookie_fleet_parse_ids(arg, &o->etcd.id_lo, &o->etcd.id_hi))
-			cli_usage_error("cookie-gend", "invalid --node-ids '%s': LO-HI, 0 <= LO <= HI <= 65535",
+			cli_usage_error("cookie-gend", "invalid --etcd-ids '%s': LO-HI, 0 <= LO <= HI <= 65535",
 					arg);
 		break;
 	case ARGP_KEY_ARG:

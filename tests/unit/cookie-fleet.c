@@ -9,7 +9,7 @@
  * (cookie_draw() of bpf/cookie_limit.h), and writes every range it served, before counting
  * it served, to --out as "FIRST N" lines (write(2): a SIGKILL loses none).
  *
- *   cookie-fleet --etcd URLS --state-dir DIR --out FILE [--node-id N] [--node-ids LO-HI]
+ *   cookie-fleet --etcd URLS --state-dir DIR --out FILE [--node-id N] [--etcd-ids LO-HI]
  *                [--prefix P] [--ttl S] [--reserve N] [--wait S] [--chunk N]
  *
  * stdout, one line per change: "node N" once claimed, "serving", "refusing: WHY", and at
@@ -61,7 +61,7 @@ static void no_status(const char *msg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: cookie-fleet --etcd URLS --state-dir DIR --out FILE [--node-id N] "
-		"[--node-ids LO-HI] [--prefix P] [--ttl S] [--reserve N] [--wait S] [--chunk N]\n");
+		"[--etcd-ids LO-HI] [--prefix P] [--ttl S] [--reserve N] [--wait S] [--chunk N]\n");
 	exit(2);
 }
 
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "etcd", 1, NULL, 'e' }, { "state-dir", 1, NULL, 'd' }, { "out", 1, NULL, 'o' },
-		{ "node-id", 1, NULL, 'n' }, { "node-ids", 1, NULL, 'I' }, { "prefix", 1, NULL, 'p' },
+		{ "node-id", 1, NULL, 'n' }, { "etcd-ids", 1, NULL, 'I' }, { "prefix", 1, NULL, 'p' },
 		{ "ttl", 1, NULL, 't' }, { "reserve", 1, NULL, 'r' }, { "wait", 1, NULL, 'w' },
 		{ "chunk", 1, NULL, 'c' }, {},
 	};
