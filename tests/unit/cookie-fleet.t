@@ -166,13 +166,13 @@ claimer_run g --node-id 60999 --wait 5
 is "$?" 78 "${P}highwater/60999 holding garbage: its claimer exits 78"
 grep -q "holds 'garbage', not a mark" "$T/g.err"
 ok $? "... saying so: $(grep 'not a mark' "$T/g.err")"
-claimer h --node-ids 61000-61001
-claimer i --node-ids 61000-61001
+claimer h --etcd-ids 61000-61001
+claimer i --etcd-ids 61000-61001
 for n in h i; do wait_until 120 "$n to claim an id" has_line "$n" '^node ' log; done
 grep -q "node/garbage is not a node id's claim: ignored" "$T/h.err"
 ok $? "a key under ${P}node/ that is no id is ignored, with a warning"
-claimer_run j --node-ids 61000-61001 --wait 2
-is "$?" 75 "every id of --node-ids 61000-61001 claimed: exit 75"
+claimer_run j --etcd-ids 61000-61001 --wait 2
+is "$?" 75 "every id of --etcd-ids 61000-61001 claimed: exit 75"
 grep -q 'every node id from 61000 to 61001 is claimed' "$T/j.err"
 ok $? "... saying so"
 
