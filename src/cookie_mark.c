@@ -74,6 +74,35 @@ static int read_mark(struct cookie_mark *m)
 	return err;
 }
 
+/*
+ * Read the node file without writing anything: 0 with *node, -ENOENT when there is none, or
+ * the exit status (logged) when it is untrusted, corrupt or unreadable.
+ */
+static int read_node(struct cookie_mark *m, const char *dir, unsigned int *node)
+{
+	const char *why = "";
+	int err = cookie_store_read_node(&m->store, node, &why);
+
+	if (err == -EPERM)
+		return untrusted(m, COOKIE_NODE_FILE);
+	if (err == -EUCLEAN) {
+		m->log(LOG_ERR, "%s/" COOKIE_NODE_FILE " %s; refusing to guess the node id", dir, why);
+		return COOKIE_EXIT_STATE;
+	}
+	if (err && err != -ENOENT) {
+		m->log(LOG_ERR, "cannot read %s/" COOKIE_NODE_FILE ": %s", dir, strerror(-err));
+		return 1;
+	}
+	return err;
+}
+
+static int other_node(struct cookie_mark *m, const char *dir, unsigned int node, long want)
+{
+	m->log(LOG_ERR, "%s belongs to node %u, not %ld: a state directory keeps the node id "
+	       "it was first started with (use another directory for another node)", dir, node, want);
+	return COOKIE_EXIT_STATE;
+}
+
 /* After read_mark(): complete a first start (mark, node, id) with @want_node; the exit status. */
 static int finish_open(struct cookie_mark *m, const char *dir, long want_node)
 {
@@ -88,12 +117,8 @@ static int finish_open(struct cookie_mark *m, const char *dir, long want_node)
 	}
 	/* Before the id is created: a refused node id leaves a directory as it was. */
 	err = cookie_store_node(&m->store, want_node, &m->node, &why);
-	if (err == -EEXIST) {
-		m->log(LOG_ERR, "%s belongs to node %u, not %ld: a state directory keeps the node id "
-		       "it was first started with (use another directory for another node)",
-		       dir, m->node, want_node);
-		return COOKIE_EXIT_STATE;
-	}
+	if (err == -EEXIST)
+		return other_node(m, dir, m->node, want_node);
 	if (err == -EPERM)
 		return untrusted(m, COOKIE_NODE_FILE);
 	if (err == -EUCLEAN) {
@@ -122,52 +147,40 @@ static int finish_open(struct cookie_mark *m, const char *dir, long want_node)
 	return 0;
 }
 
-int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node)
+/* Open, lock and trust-check the directory, and read its mark: 0 or the exit status. */
+static int open_mark(struct cookie_mark *m, const char *dir)
 {
 	int err = open_store(m, dir);
 
 	if (err)
 		return err;
 	err = read_mark(m);
-	if (err < 0)
-		return -err;
-	return finish_open(m, dir, want_node);
+	return err < 0 ? -err : 0;
+}
+
+int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node)
+{
+	return open_mark(m, dir) ?: finish_open(m, dir, want_node);
 }
 
 int cookie_mark_open_fleet(struct cookie_mark *m, const char *dir, long want_node,
 			   struct cookie_fleet *f)
 {
-	const char *why = "";
 	unsigned int node;
 	uint64_t id = 0;
 	char id_hex[24] = "";
 	bool from_dir;
-	int err = open_store(m, dir);
+	int err = open_mark(m, dir);
 
 	if (err)
 		return err;
-	err = read_mark(m);
-	if (err < 0)
-		return -err;
 	/* Read only: the node file is written once the claim is had. */
-	err = cookie_store_read_node(&m->store, &node, &why);
-	if (err == -EPERM)
-		return untrusted(m, COOKIE_NODE_FILE);
-	if (err == -EUCLEAN) {
-		m->log(LOG_ERR, "%s/" COOKIE_NODE_FILE " %s; refusing to guess the node id", dir, why);
-		return COOKIE_EXIT_STATE;
-	}
-	if (err && err != -ENOENT) {
-		m->log(LOG_ERR, "cannot read %s/" COOKIE_NODE_FILE ": %s", dir, strerror(-err));
-		return 1;
-	}
+	err = read_node(m, dir, &node);
+	if (err > 0)
+		return err;
 	from_dir = !err;
-	if (from_dir && want_node >= 0 && want_node != node) {
-		m->log(LOG_ERR, "%s belongs to node %u, not %ld: a state directory keeps the node id "
-		       "it was first started with (use another directory for another node)",
-		       dir, node, want_node);
-		return COOKIE_EXIT_STATE;
-	}
+	if (from_dir && want_node >= 0 && want_node != node)
+		return other_node(m, dir, node, want_node);
 	/* A directory with a node file has its id already (node, then id): it names our claims. */
 	if (from_dir && !cookie_store_id(&m->store, &id))
 		snprintf(id_hex, sizeof(id_hex), "%016llx", (unsigned long long)id);
@@ -416,17 +429,9 @@ int cookie_mark_raise(struct cookie_mark *m, const char *dir, uint64_t cookie)
 
 	if (err)
 		return err;
-	err = cookie_store_read_node(&m->store, &node, &why);
-	if (err == -EPERM)
-		return untrusted(m, COOKIE_NODE_FILE);
-	if (err == -EUCLEAN) {
-		m->log(LOG_ERR, "%s/" COOKIE_NODE_FILE " %s; refusing to guess the node id", dir, why);
-		return COOKIE_EXIT_STATE;
-	}
-	if (err && err != -ENOENT) {
-		m->log(LOG_ERR, "cannot read %s/" COOKIE_NODE_FILE ": %s", dir, strerror(-err));
-		return 1;
-	}
+	err = read_node(m, dir, &node);
+	if (err > 0)
+		return err;
 	/* Without a node file the directory is node 0 (a new one, or one from before node ids). */
 	if (COOKIE_NODE_OF(cookie) != node) {
 		m->log(LOG_ERR, "%llu is a cookie of node %llu, but %s is node %u's: give a cookie of "

@@ -312,14 +312,26 @@ static int first_kv(struct etcd *e, json_object *o, struct etcd_kv *kv)
 	return 0;
 }
 
-int etcd_grant(struct etcd *e, int64_t ttl, int64_t *lease, int64_t *granted_ttl)
+/* A lease call: {"ID": @id} and/or {"TTL": @ttl} (each left out when 0) to @path; the reply in *out. */
+static int lease_call(struct etcd *e, const char *path, int64_t id, int64_t ttl, json_object **out)
 {
-	json_object *req = json_object_new_object(), *o;
+	json_object *req = json_object_new_object();
 	int err;
 
-	add_i64(req, "TTL", ttl);
-	err = post(e, "/v3/lease/grant", req, &o);
+	if (id)
+		add_i64(req, "ID", id);
+	if (ttl)
+		add_i64(req, "TTL", ttl);
+	err = post(e, path, req, out);
 	json_object_put(req);
+	return err;
+}
+
+int etcd_grant(struct etcd *e, int64_t ttl, int64_t *lease, int64_t *granted_ttl)
+{
+	json_object *o;
+	int err = lease_call(e, "/v3/lease/grant", 0, ttl, &o);
+
 	if (err)
 		return err;
 	*lease = get_i64(o, "ID");
@@ -334,12 +346,9 @@ int etcd_grant(struct etcd *e, int64_t ttl, int64_t *lease, int64_t *granted_ttl
 
 int etcd_keepalive(struct etcd *e, int64_t lease, int64_t *ttl)
 {
-	json_object *req = json_object_new_object(), *o;
-	int err;
+	json_object *o;
+	int err = lease_call(e, "/v3/lease/keepalive", lease, 0, &o);
 
-	add_i64(req, "ID", lease);
-	err = post(e, "/v3/lease/keepalive", req, &o);
-	json_object_put(req);
 	if (err)
 		return err;
 	*ttl = get_i64(o, "TTL");
@@ -349,12 +358,9 @@ int etcd_keepalive(struct etcd *e, int64_t lease, int64_t *ttl)
 
 int etcd_revoke(struct etcd *e, int64_t lease)
 {
-	json_object *req = json_object_new_object(), *o;
-	int err;
+	json_object *o;
+	int err = lease_call(e, "/v3/lease/revoke", lease, 0, &o);
 
-	add_i64(req, "ID", lease);
-	err = post(e, "/v3/lease/revoke", req, &o);
-	json_object_put(req);
 	if (!err)
 		json_object_put(o);
 	return err;

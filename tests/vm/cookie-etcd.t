@@ -35,12 +35,6 @@ etcd_up() {
 etcd_down() { kill -9 "$etcd_pid"; wait "$etcd_pid" 2>/dev/null; }
 wait_sock() { wait_until 300 "cookie-gend to answer STATS on $sock" cookie --stats --socket "$sock"; }
 stat_of() { cookie --stats --socket "$sock" | awk -v k="$1" '$1 == k { print $2 }'; }
-forks() { for _ in $(seq "$1"); do /bin/true; done; }
-follow() { cookie --follow >"$1" & follower=$!; wait_follower $follower; }
-unfollow() {
-	wait_until 300 "$2 events in cookie --follow's output" lines_at_least "$2" "$1"
-	kill -INT "$follower"; wait "$follower"
-}
 # check NODE HI FILE...: every cookie is NODE's, its sequence in [1, HI), and none repeats
 check() {
 	python3 - "$@" <<'PY'
@@ -77,12 +71,7 @@ v=$("$E/etcdctl" --endpoints "$URL" get "/bareatom/node/$node" --print-value-onl
 [[ $v == "host="*" dir="[0-9a-f]* ]]
 ok $? "etcd's /bareatom/node/$node names its holder: $v"
 
-follow "$work/a.follow"
-cookie --socket-only --socket "$sock" -n 1000 >"$work/a.socket"
-cookie --fast -n 1000 >"$work/a.fast"
-forks 100
-unfollow "$work/a.follow" 100
-awk '{ print $3 }' "$work/a.follow" >"$work/a.fork"
+draw_all "$work/a" "$sock"
 hw=$("$E/etcdctl" --endpoints "$URL" get "/bareatom/highwater/$node" --print-value-only)
 out=$(check "$node" "$hw" "$work/a.socket" "$work/a.fast" "$work/a.fork")
 ok $? "socket, fast path and fork cookies are node $node's, below etcd's mark $hw: $out"
