@@ -132,8 +132,16 @@ $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(BUILD)/tpfield.o $(BUILD)/tplist.o \
 		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
+# cookie-gend --etcd: the claim and reservations (cookie_fleet.c) over etcd's JSON gateway
+# (etcd.c: libcurl for HTTP, json-c for the bodies).
+FLEET := $(BUILD)/cookie_fleet.o $(BUILD)/etcd.o
+FLEET_LIBS := -lcurl -ljson-c -lpthread
 $(BUILD)/cookie-gend $(BUILD)/static/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
-		$(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(BUILD)/libcookie.a
+		$(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(BUILD)/cookie_fleet.o $(BUILD)/libcookie.a
+$(BUILD)/cookie-gend: $(BUILD)/etcd.o
+$(BUILD)/cookie-gend: LDLIBS += $(FLEET_LIBS)
+# Debian has no static libcurl: make static's cookie-gend refuses --etcd, saying so (etcd_none.c).
+$(BUILD)/static/cookie-gend: $(BUILD)/etcd_none.o
 $(BUILD)/cookie $(BUILD)/static/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
 $(BUILD)/eht-hosts $(BUILD)/static/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/eht_metrics.o $(METRICS) \
 		$(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
@@ -243,7 +251,12 @@ $(BUILD)/tests/unit/libcookie-timeout: $(BUILD)/libcookie.o
 # Linked without cookie-gend.o: the socket, its loop and the metrics see the daemon only
 # through its ops.
 $(BUILD)/tests/unit/cookie-serve: $(COOKIE_SERVE)
-$(BUILD)/tests/unit/cookie-mark: $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(UTIL)
+$(BUILD)/tests/unit/cookie-mark: $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(FLEET) $(UTIL)
+$(BUILD)/tests/unit/cookie-mark: LDLIBS += $(FLEET_LIBS)
+# The fleet's host harness: cookie-gend's mark and claim on a counter in memory, against a
+# real etcd started by tests/unit/cookie-fleet.t (no BPF, no socket).
+$(BUILD)/tests/unit/cookie-fleet: $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(FLEET) $(UTIL)
+$(BUILD)/tests/unit/cookie-fleet: LDLIBS += $(FLEET_LIBS)
 $(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(UTIL)
 $(BUILD)/tests/unit/json-writer: $(UTIL)
 $(BUILD)/tests/unit/metrics-writer: $(BUILD)/metrics.o $(UTIL)
@@ -313,6 +326,7 @@ test-host: $(BINS) $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) | deps
 
 test-vm-build: test-image stock-kernel prom-share
 
+# Debian's etcd for the guest's cookie-gend --etcd test (tests/vm/cookie-etcd.t), and
 # Debian's prometheus and promtool for the guest's metrics tests, shared into it with
 # run-vm --share build/share (tests/run-all) rather than put in the image: 95 MB the boot
 # would unpack every time, for two tests. With them the OpenMetrics reference parser
@@ -325,6 +339,7 @@ prom-share: | deps
 	@mkdir -p $(PROM_SHARE) $(PY_SHARE) && cp -pu /usr/bin/prometheus /usr/bin/promtool $(PROM_SHARE)/
 	@cp -rpu /usr/lib/python3/dist-packages/prometheus_client \
 		/usr/lib/python3/dist-packages/decorator.py $(PY_SHARE)/
+	@mkdir -p $(BUILD)/share/etcd && cp -pu /usr/bin/etcd /usr/bin/etcdctl $(BUILD)/share/etcd/
 
 run: image
 	images/run-vm --cpus 4 -- /usr/lib/bareatom/demo

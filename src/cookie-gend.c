@@ -7,6 +7,7 @@
  * own, and none of them calls back into this one:
  *   cookie_mark.c   the durable mark: the state directory checked, the counter recovered,
  *                   the limit extended behind the mark, draws for clients, --raise-mark
+ *   cookie_fleet.c  --etcd: the node id claimed in etcd, ranges reserved there first
  *   cookie_pins.c   the BPF side: load, reuse the pinned maps (replacing an older layout's),
  *                   keep or replace pinned links, the one follower of the events
  *   cookie_serve.c  the socket: clients, their bounds, requests (cookie_serve.h)
@@ -31,6 +32,7 @@
 #include <sys/stat.h>
 #include "libcookie.h"
 #include "cookie_loop.h"
+#include "cookie_fleet.h"
 #include "cookie_mark.h"
 #include "cookie_metrics.h"
 #include "cookie_pins.h"
@@ -60,6 +62,7 @@ struct gend_opts {
 	const char *textfile;	/* --textfile PATH */
 	double interval;	/* seconds between textfile writes */
 	uint64_t rate, burst;	/* --rate-limit (0: unlimited), --rate-burst */
+	struct cookie_fleet_conf etcd;	/* --etcd (urls NULL: none) and its options */
 };
 
 /* The running daemon, behind struct cookie_gend_ops. */
@@ -67,6 +70,7 @@ struct daemon {
 	const struct gend_opts *o;
 	struct cookie_pins pins;	/* the BPF side: the counter, task storage */
 	struct cookie_mark mark;	/* the state directory, the node, the mark */
+	struct cookie_fleet fleet;	/* --etcd: the claim and the reservations */
 };
 
 const char *argp_program_version = "cookie-gend (bareatom) 0.1";
@@ -80,6 +84,8 @@ static const char doc[] =
 "                   [--rate-limit N[/s] | unlimited] [--rate-burst N]\n"
 "       cookie-gend --uninstall\n"
 "       cookie-gend --raise-mark COOKIE [--state-dir DIR]\n"
+"       cookie-gend --etcd URL[,URL...] [--etcd-prefix P] [--etcd-ids LO-HI]\n"
+"                   [--etcd-ttl SECS] [--etcd-reserve N] [--etcd-wait SECS] ...\n"
 "\n"
 "Every new task gets a cookie at fork (kept in BPF task local storage);\n"
 "clients get ranges over the socket (GET N, PID P, STATS; one request per\n"
@@ -92,6 +98,17 @@ static const char doc[] =
 "machines with distinct node ids never hand out the same one; each node owns\n"
 "2^48 values (sequence 0 is never a cookie). The state directory keeps the\n"
 "node id it was first started with and refuses another (exit 78).\n"
+"\n"
+"--etcd claims the node id from etcd instead (the state directory's, or\n"
+"--node-id's, or a free one of --etcd-ids from a random start): P node/N\n"
+"under a lease of --etcd-ttl seconds (default 15), kept alive. Each range of\n"
+"--etcd-reserve cookies (default 2^28) is reserved in etcd, P highwater/N\n"
+"raised by a txn that compares the claim, before any of it is served.\n"
+"Uniqueness rests on that txn alone, never on clocks or the lease's timing.\n"
+"etcd unreachable at start for --etcd-wait seconds (default 30): exit 75;\n"
+"while running: the reserved range is served, then draws are refused until\n"
+"etcd reserves again. The state directory's node held by another directory\n"
+"in etcd, or a P highwater/N that is not a mark: exit 78.\n"
 "\n"
 "Maps and links are pinned under " COOKIE_PIN_DIR " and reused on\n"
 "restart; only one instance runs per machine. --uninstall detaches the\n"
@@ -123,6 +140,7 @@ static const char doc[] =
 "EXAMPLES:\n"
 "  cookie-gend --foreground -v        # run in the terminal, log to stderr\n"
 "  cookie-gend --node-id 7            # this machine is node 7 of a fleet\n"
+"  cookie-gend --etcd http://10.0.0.1:2379,http://10.0.0.2:2379\n"
 "  systemctl start cookie-gend        # as the image runs it (Type=notify)\n"
 "  cookie -n 3; cookie --pid $$; cookie --stats\n"
 "  cookie-gend -f --listen 127.0.0.1:9464 &\n"
@@ -131,7 +149,8 @@ static const char doc[] =
 "                                          # above the newest cookie seen\n";
 
 enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL, OPT_NODE_ID, OPT_LISTEN,
-       OPT_TEXTFILE, OPT_RATE, OPT_BURST, OPT_RAISE_MARK };
+       OPT_TEXTFILE, OPT_RATE, OPT_BURST, OPT_RAISE_MARK, OPT_ETCD, OPT_ETCD_PREFIX, OPT_ETCD_TTL,
+       OPT_ETCD_RESERVE, OPT_ETCD_WAIT, OPT_NODE_IDS };
 
 static const struct argp_option opts[] = {
 	{ "foreground", 'f', NULL, 0, "Stay in the foreground and log to stderr", 0 },
@@ -154,6 +173,16 @@ static const struct argp_option opts[] = {
 	  "unlimited: no limit)", 0 },
 	{ "rate-burst", OPT_BURST, "N", 0, "Cookies a uid may draw at once after a pause\n"
 	  "(65536 to 2^48, default 1048576)", 0 },
+	{ "etcd", OPT_ETCD, "URL[,URL..]", 0, "Claim the node id and reserve ranges in etcd\n"
+	  "(http://HOST:PORT of its members)", 0 },
+	{ "etcd-prefix", OPT_ETCD_PREFIX, "P", 0, "etcd key prefix (default " FLEET_PREFIX_DEFAULT ")", 0 },
+	{ "etcd-ttl", OPT_ETCD_TTL, "SECS", 0, "The claim's lease TTL, 2-3600 (default 15)", 0 },
+	{ "etcd-reserve", OPT_ETCD_RESERVE, "N", 0, "Cookies reserved in etcd per txn, 1 to 2^40\n"
+	  "(default 2^28)", 0 },
+	{ "etcd-wait", OPT_ETCD_WAIT, "SECS", 0, "How long etcd may be unreachable at start\n"
+	  "(default 30; then exit 75)", 0 },
+	{ "etcd-ids", OPT_NODE_IDS, "LO-HI", 0, "The ids --etcd may claim for a new state\n"
+	  "directory (default 0-65535)", 0 },
 	{ "verbose", 'v', NULL, 0, "Log more, including libbpf debug output", 0 },
 	{},
 };
@@ -223,6 +252,35 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	}
 	case 'i': o->interval = cli_parse_interval("cookie-gend", arg); break;
+	case OPT_ETCD: o->etcd.urls = arg; break;
+	case OPT_ETCD_PREFIX: o->etcd.prefix = arg; break;
+	case OPT_ETCD_TTL: {
+		unsigned long long v;
+
+		if (cookie_fleet_parse_u64(arg, FLEET_TTL_MIN, FLEET_TTL_MAX, &v))
+			cli_usage_error("cookie-gend", "invalid --etcd-ttl '%s': whole seconds from %d to %d",
+					arg, FLEET_TTL_MIN, FLEET_TTL_MAX);
+		o->etcd.ttl = v;
+		break;
+	}
+	case OPT_ETCD_RESERVE: {
+		unsigned long long v;
+
+		if (cookie_fleet_parse_u64(arg, 1, 1ULL << 40, &v))
+			cli_usage_error("cookie-gend", "invalid --etcd-reserve '%s': a whole number from 1 "
+					"to 2^40", arg);
+		o->etcd.reserve = v;
+		break;
+	}
+	case OPT_ETCD_WAIT:
+		if (cli_parse_seconds(arg, &o->etcd.wait) || o->etcd.wait > 86400)
+			cli_usage_error("cookie-gend", "invalid --etcd-wait '%s': seconds, 0 to 86400", arg);
+		break;
+	case OPT_NODE_IDS:
+		if (cookie_fleet_parse_ids(arg, &o->etcd.id_lo, &o->etcd.id_hi))
+			cli_usage_error("cookie-gend", "invalid --etcd-ids '%s': LO-HI, 0 <= LO <= HI <= 65535",
+					arg);
+		break;
 	case ARGP_KEY_ARG:
 		cli_usage_error("cookie-gend", "unexpected argument '%s'", arg);
 	default: return ARGP_ERR_UNKNOWN;
@@ -297,6 +355,21 @@ static void ops_snapshot(void *arg, struct cookie_gend_snapshot *g)
 		.state_err = d->mark.save_err,
 		.batched = !d->o->global,
 	};
+	if (d->mark.fleet) {
+		struct cookie_fleet_stats f;
+		__u64 next_seq = g->next - COOKIE_NODE_BASE(g->node);
+
+		cookie_fleet_snapshot(d->mark.fleet, &f);
+		g->etcd = true;
+		g->etcd_claimed = f.claimed;
+		g->etcd_claim_rev = f.claim_rev;
+		/* What may still be served without etcd: from the counter up to the reservation. */
+		g->etcd_reserved_left = f.reserved > next_seq ? f.reserved - next_seq : 0;
+		g->etcd_keepalive_failures = f.keepalive_failures;
+		g->etcd_txn_failures = f.txn_failures;
+		g->etcd_without_claim = f.without_claim;
+		g->etcd_refused = d->mark.fleet_refused;
+	}
 }
 
 /*
@@ -350,6 +423,9 @@ int main(int argc, char **argv)
 		.interval = 10,
 		.rate = COOKIE_RATE_DEFAULT,
 		.burst = COOKIE_BURST_DEFAULT,
+		.etcd = { .prefix = FLEET_PREFIX_DEFAULT, .ttl = FLEET_TTL_DEFAULT,
+			  .reserve = FLEET_RESERVE_DEFAULT, .wait = FLEET_WAIT_DEFAULT,
+			  .id_lo = 0, .id_hi = FLEET_ID_MAX },
 	};
 	struct daemon d = { .o = &o, .mark = { .log = daemon_log, .status = daemon_notify } };
 	const struct cookie_gend_ops ops = {
@@ -392,7 +468,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* Before anything is loaded or pinned: a refused start changes nothing. */
-	err = cookie_mark_open(&d.mark, o.state_dir, o.node_id);
+	if (o.etcd.urls) {
+		d.fleet.log = daemon_log;
+		err = cookie_fleet_open(&d.fleet, &o.etcd) ?:
+		      cookie_mark_open_fleet(&d.mark, o.state_dir, o.node_id, &d.fleet);
+	} else {
+		err = cookie_mark_open(&d.mark, o.state_dir, o.node_id);
+	}
 	if (err)
 		return err;
 	/* Before anything is loaded too: an address that cannot be had changes nothing. */
@@ -420,5 +502,11 @@ int main(int argc, char **argv)
 		setsid();
 		daemon_log_to_syslog();
 	}
-	return run(&o, &d, &server, &mx, ready[1]);
+	/* After the fork: the thread that keeps the claim is the daemon's, not the parent's. */
+	if (d.mark.fleet && cookie_fleet_start(&d.fleet))
+		return 1;
+	err = run(&o, &d, &server, &mx, ready[1]);
+	if (d.mark.fleet)
+		cookie_fleet_stop(&d.fleet);
+	return err;
 }

@@ -15,6 +15,7 @@
 #include "libcookie.h"
 #include "cookie_mark.h"
 #include "clock.h"
+#include "cookie_fleet.h"
 
 /* What every refusal of a lost or corrupt mark says is safe (a restored backup is too low). */
 #define RAISE_ADVICE "run cookie-gend --raise-mark N with N above the newest cookie of this " \
@@ -73,16 +74,41 @@ static int read_mark(struct cookie_mark *m)
 	return err;
 }
 
-int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node)
+/*
+ * Read the node file without writing anything: 0 with *node, -ENOENT when there is none, or
+ * the exit status (logged) when it is untrusted, corrupt or unreadable.
+ */
+static int read_node(struct cookie_mark *m, const char *dir, unsigned int *node)
 {
 	const char *why = "";
-	int err = open_store(m, dir);
+	int err = cookie_store_read_node(&m->store, node, &why);
 
-	if (err)
-		return err;
-	err = read_mark(m);
-	if (err < 0)
-		return -err;
+	if (err == -EPERM)
+		return untrusted(m, COOKIE_NODE_FILE);
+	if (err == -EUCLEAN) {
+		m->log(LOG_ERR, "%s/" COOKIE_NODE_FILE " %s; refusing to guess the node id", dir, why);
+		return COOKIE_EXIT_STATE;
+	}
+	if (err && err != -ENOENT) {
+		m->log(LOG_ERR, "cannot read %s/" COOKIE_NODE_FILE ": %s", dir, strerror(-err));
+		return 1;
+	}
+	return err;
+}
+
+static int other_node(struct cookie_mark *m, const char *dir, unsigned int node, long want)
+{
+	m->log(LOG_ERR, "%s belongs to node %u, not %ld: a state directory keeps the node id "
+	       "it was first started with (use another directory for another node)", dir, node, want);
+	return COOKIE_EXIT_STATE;
+}
+
+/* After read_mark(): complete a first start (mark, node, id) with @want_node; the exit status. */
+static int finish_open(struct cookie_mark *m, const char *dir, long want_node)
+{
+	const char *why = "";
+	int err;
+
 	/* A first start: the mark before anything else, so a crash leaves no id without one. */
 	err = cookie_store_init(&m->store);
 	if (err) {
@@ -91,12 +117,8 @@ int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node)
 	}
 	/* Before the id is created: a refused node id leaves a directory as it was. */
 	err = cookie_store_node(&m->store, want_node, &m->node, &why);
-	if (err == -EEXIST) {
-		m->log(LOG_ERR, "%s belongs to node %u, not %ld: a state directory keeps the node id "
-		       "it was first started with (use another directory for another node)",
-		       dir, m->node, want_node);
-		return COOKIE_EXIT_STATE;
-	}
+	if (err == -EEXIST)
+		return other_node(m, dir, m->node, want_node);
 	if (err == -EPERM)
 		return untrusted(m, COOKIE_NODE_FILE);
 	if (err == -EUCLEAN) {
@@ -122,6 +144,71 @@ int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node)
 		m->log(LOG_ERR, "cannot read or create %s/" COOKIE_ID_FILE ": %s", dir, strerror(-err));
 		return 1;
 	}
+	return 0;
+}
+
+/* Open, lock and trust-check the directory, and read its mark: 0 or the exit status. */
+static int open_mark(struct cookie_mark *m, const char *dir)
+{
+	int err = open_store(m, dir);
+
+	if (err)
+		return err;
+	err = read_mark(m);
+	return err < 0 ? -err : 0;
+}
+
+int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node)
+{
+	return open_mark(m, dir) ?: finish_open(m, dir, want_node);
+}
+
+int cookie_mark_open_fleet(struct cookie_mark *m, const char *dir, long want_node,
+			   struct cookie_fleet *f)
+{
+	unsigned int node;
+	uint64_t id = 0;
+	char id_hex[24] = "";
+	bool from_dir;
+	int err = open_mark(m, dir);
+
+	if (err)
+		return err;
+	/* Read only: the node file is written once the claim is had. */
+	err = read_node(m, dir, &node);
+	if (err > 0)
+		return err;
+	from_dir = !err;
+	if (from_dir && want_node >= 0 && want_node != node)
+		return other_node(m, dir, node, want_node);
+	/* A directory with a node file has its id already (node, then id): it names our claims. */
+	if (from_dir && !cookie_store_id(&m->store, &id))
+		snprintf(id_hex, sizeof(id_hex), "%016llx", (unsigned long long)id);
+	err = cookie_fleet_claim(f, from_dir ? (long)node : want_node, from_dir, id_hex[0] ? id_hex : NULL);
+	if (err)
+		return err;
+	err = finish_open(m, dir, f->node);
+	if (err)
+		return err;
+	if (!id_hex[0]) {
+		snprintf(id_hex, sizeof(id_hex), "%016llx", (unsigned long long)m->id);
+		cookie_fleet_label(f, id_hex);
+	}
+	/* The higher mark wins: etcd's, when above, is made the directory's too. */
+	if (f->etcd_hw > m->store.highwater) {
+		err = cookie_store_write_mark(&m->store, f->etcd_hw);
+		if (err) {
+			m->log(LOG_ERR, "cannot raise the mark in %s to etcd's %llu: %s", dir,
+			       (unsigned long long)f->etcd_hw, strerror(-err));
+			return 1;
+		}
+		m->log(LOG_INFO, "the mark in %s raised to etcd's %llu", dir,
+		       (unsigned long long)f->etcd_hw);
+	}
+	err = cookie_fleet_reserve_first(f, m->store.highwater);
+	if (err)
+		return err;
+	m->fleet = f;
 	return 0;
 }
 
@@ -193,6 +280,19 @@ int cookie_mark_extend(struct cookie_mark *m, __u64 need)
 	}
 	/* The last block is cut at the node's top mark, so every sequence below it is served. */
 	target = seq + COOKIE_BLOCK < COOKIE_MARK_MAX ? seq + COOKIE_BLOCK : COOKIE_MARK_MAX - 1;
+	/*
+	 * --etcd: never past what etcd reserved for this claim (only then may a cookie above
+	 * the old mark be served); the fleet's thread reserves ahead of @target meanwhile.
+	 */
+	if (m->fleet) {
+		uint64_t reserved = cookie_fleet_reserved(m->fleet);
+
+		cookie_fleet_want(m->fleet, seq);
+		if (target > reserved)
+			target = reserved;
+		if (target <= seq && m->node_base + target <= limit)
+			return -ENOLINK;
+	}
 	if (m->node_base + target <= limit)
 		return 0;
 	if (m->save_err && clock_now() < m->save_retry_at)
@@ -238,16 +338,25 @@ int cookie_mark_draw(struct cookie_mark *m, __u64 n, __u64 *first)
 	if (next >= __atomic_load_n(&st->limit, __ATOMIC_SEQ_CST)) {
 		err = cookie_mark_extend(m, next + n);
 		if (err)
-			return err;
+			goto refused;
 	}
 	c = __atomic_fetch_add(&st->next, n, __ATOMIC_SEQ_CST);
 	if (!cookie_in_limit(c, n, __atomic_load_n(&st->limit, __ATOMIC_SEQ_CST))) {
 		err = cookie_mark_extend(m, c + n);
 		if (err)
-			return err;
+			goto refused;
+		/* Extended, but maybe not far enough: what etcd reserved may end below c + n. */
+		if (!cookie_in_limit(c, n, __atomic_load_n(&st->limit, __ATOMIC_SEQ_CST))) {
+			err = -ENOLINK;
+			goto refused;
+		}
 	}
 	*first = c;
 	return 0;
+refused:
+	if (err == -ENOLINK)
+		m->fleet_refused++;
+	return err;
 }
 
 int cookie_mark_cover(struct cookie_mark *m, __u64 floor)
@@ -320,17 +429,9 @@ int cookie_mark_raise(struct cookie_mark *m, const char *dir, uint64_t cookie)
 
 	if (err)
 		return err;
-	err = cookie_store_read_node(&m->store, &node, &why);
-	if (err == -EPERM)
-		return untrusted(m, COOKIE_NODE_FILE);
-	if (err == -EUCLEAN) {
-		m->log(LOG_ERR, "%s/" COOKIE_NODE_FILE " %s; refusing to guess the node id", dir, why);
-		return COOKIE_EXIT_STATE;
-	}
-	if (err && err != -ENOENT) {
-		m->log(LOG_ERR, "cannot read %s/" COOKIE_NODE_FILE ": %s", dir, strerror(-err));
-		return 1;
-	}
+	err = read_node(m, dir, &node);
+	if (err > 0)
+		return err;
 	/* Without a node file the directory is node 0 (a new one, or one from before node ids). */
 	if (COOKIE_NODE_OF(cookie) != node) {
 		m->log(LOG_ERR, "%llu is a cookie of node %llu, but %s is node %u's: give a cookie of "

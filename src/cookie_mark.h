@@ -17,6 +17,8 @@
 #include "cookie.h"
 #include "cookie_store.h"
 
+struct cookie_fleet;
+
 /*
  * Exit status when the state directory needs an operator (a corrupt, lost or untrusted mark,
  * id or node): the unit lists it in RestartPreventExitStatus=, so systemd does not restart
@@ -38,6 +40,12 @@ struct cookie_mark {
 	int save_err;
 	double save_retry_at, save_backoff;
 	__u64 save_errors;
+	/*
+	 * --etcd: the limit also stays below what etcd reserved for this node (cookie_fleet.h);
+	 * draws refused for want of a reserved range (-ENOLINK) are counted here.
+	 */
+	struct cookie_fleet *fleet;
+	__u64 fleet_refused;
 	/* Where it reports: the daemon's log and systemd's STATUS= line. */
 	void (*log)(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	void (*status)(const char *msg);
@@ -50,6 +58,16 @@ struct cookie_mark {
  * (its files are left as they are), 1 otherwise (another daemon holds it, I/O errors).
  */
 int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node);
+
+/*
+ * cookie_mark_open() with the node id claimed from etcd through @f (cookie_fleet_open()ed):
+ * the directory's node file, else @want_node (--node-id), else any free id, is claimed; a
+ * first start then writes the claimed id as its node; the higher of the directory's mark
+ * and etcd's wins; the first range is reserved in etcd. From then on the mark's limit stays
+ * below @f's reservation. The exit status as cookie_mark_open()'s, or cookie_fleet_claim()'s.
+ */
+int cookie_mark_open_fleet(struct cookie_mark *m, const char *dir, long want_node,
+			   struct cookie_fleet *f);
 
 /*
  * Raise the mark on disk to cover @floor (a whole cookie: what an older layout's counter
@@ -70,7 +88,8 @@ int cookie_mark_recover(struct cookie_mark *m, struct cookie_state *st, __u64 fl
  * Make the limit cover @need and a block beyond it, durably first. After a failure it waits
  * out a backoff before writing again (a full disk costs no fsync per tick) and returns the
  * error meanwhile; -EOVERFLOW at the top of the node's space, -ESTALE when the mark on disk
- * is above the one it would write (never lowered).
+ * is above the one it would write (never lowered); -ENOLINK with --etcd when no range above
+ * @need is reserved there (the claim lost, etcd gone: cookie_fleet_why() says which).
  */
 int cookie_mark_extend(struct cookie_mark *m, __u64 need);
 

@@ -72,6 +72,24 @@ void cookie_metrics_render(void *server, struct metrics *m)
 	counter(m, "bareatom_cookie_batches", "Per-CPU batches BPF reserved.", g.batches);
 	counter(m, "bareatom_cookie_events_lost", "Drawn cookies not reported (ring buffer full).",
 		g.events_lost);
+	if (g.etcd) {
+		/* --etcd (cookie_fleet.h): only then, so a daemon without it shows no empty claim. */
+		gauge(m, "bareatom_cookie_etcd_claimed", "1 while this daemon holds its node id's "
+		      "claim in etcd.", g.etcd_claimed);
+		gauge(m, "bareatom_cookie_etcd_claim_revision", "The claim key's create_revision in "
+		      "etcd (changes when the id is claimed again).", (__u64)g.etcd_claim_rev);
+		gauge(m, "bareatom_cookie_etcd_reserved_left", "Cookies reserved in etcd above the "
+		      "counter: what can still be served without etcd.", g.etcd_reserved_left);
+		counter(m, "bareatom_cookie_etcd_keepalive_failures", "Lease keepalives etcd did not "
+			"answer.", g.etcd_keepalive_failures);
+		counter(m, "bareatom_cookie_etcd_txn_failures", "Reserve txns that failed (etcd "
+			"unreachable, the claim lost, the mark changed by hand).", g.etcd_txn_failures);
+		metrics_family(m, "bareatom_cookie_etcd_without_claim_seconds", METRICS_GAUGE, NULL,
+			       "Seconds since the claim was lost, 0 while it is held.");
+		metrics_double(m, NULL, 0, g.etcd_without_claim);
+		counter(m, "bareatom_cookie_etcd_refused", "Socket draws refused for want of a range "
+			"reserved in etcd.", g.etcd_refused);
+	}
 	for (int k = 0; k < GET_BUCKETS; k++)
 		le[k] = (double)(1u << k);
 	metrics_family(m, "bareatom_cookie_get_size", METRICS_HISTOGRAM, NULL,

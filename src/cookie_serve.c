@@ -112,6 +112,11 @@ static void reply(struct cookie_client *c, const char *fmt, ...)
 static void reply_draw_error(struct cookie_server *s, struct cookie_client *c, int err)
 {
 	s->stats.errors++;
+	if (err == -ENOLINK) {
+		reply(c, "ERR no cookie range reserved in etcd (the claim is lost or etcd does not "
+		      "answer); retry later");
+		return;
+	}
 	reply(c, "ERR cannot save the high-water mark: %s", err == -EOVERFLOW ?
 	      "the cookie space is exhausted" : strerror(-err));
 }
@@ -200,20 +205,27 @@ static void serve_stats(struct cookie_server *s, struct cookie_client *c)
 	struct cookie_gend_snapshot g;
 	const struct cookie_serve_stats *st = &s->stats;
 	const char *state_error;
+	char etcd[320] = "";
 
 	s->ops->snapshot(s->ops->arg, &g);
 	state_error = !g.state_err ? "none" : g.state_err == -EOVERFLOW ? "exhausted" :
 		      strerrorname_np(-g.state_err);
+	if (g.etcd)
+		snprintf(etcd, sizeof(etcd), " etcd_claimed=%d etcd_claim_revision=%lld "
+			 "etcd_reserved_left=%llu etcd_keepalive_failures=%llu etcd_txn_failures=%llu "
+			 "etcd_without_claim=%.0f etcd_refused=%llu", g.etcd_claimed,
+			 (long long)g.etcd_claim_rev, g.etcd_reserved_left, g.etcd_keepalive_failures,
+			 g.etcd_txn_failures, g.etcd_without_claim, g.etcd_refused);
 	reply(c, "OK next=%llu limit=%llu highwater=%llu fork_cookies=%llu "
 	      "tpgen_cookies=%llu denied=%llu batches=%llu events_lost=%llu requests=%llu"
 	      " served=%llu errors=%llu clients=%d extensions=%llu"
 	      " uptime=%ld batched=%d room_requests=%llu state_error=%s state_errors=%llu"
-	      " refused_clients=%llu node=%u rate_limited=%llu rate_limit=%llu",
+	      " refused_clients=%llu node=%u rate_limited=%llu rate_limit=%llu%s",
 	      g.next, g.limit, COOKIE_NODE_BASE(g.node) + g.highwater, g.fork_cookies,
 	      g.tpgen_cookies, g.denied, g.batches, g.events_lost, st->requests, st->served,
 	      st->errors, st->nclients, g.extensions, (long)(clock_now() - st->started), g.batched,
 	      g.room_requests, state_error ? state_error : "unknown", g.state_errors,
-	      st->refused_clients, g.node, st->rate_limited, (unsigned long long)s->rate.rate);
+	      st->refused_clients, g.node, st->rate_limited, (unsigned long long)s->rate.rate, etcd);
 }
 
 struct line_ctx {

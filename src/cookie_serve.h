@@ -52,6 +52,13 @@ struct cookie_gend_snapshot {
 	__u64 state_errors;		/* failed saves of the mark */
 	int state_err;			/* 0, or why the mark cannot be saved now */
 	bool batched;			/* BPF draws in per-CPU batches */
+	/* --etcd (cookie_fleet.h): the claim, what is reserved, what failed. */
+	bool etcd, etcd_claimed;
+	int64_t etcd_claim_rev;
+	__u64 etcd_reserved_left;	/* cookies reserved in etcd above the counter */
+	__u64 etcd_keepalive_failures, etcd_txn_failures;
+	__u64 etcd_refused;		/* socket draws refused for want of a reserved range */
+	double etcd_without_claim;	/* seconds since the claim was lost, 0 while held */
 };
 
 /* The daemon, as the socket, its loop and the metrics see it. */

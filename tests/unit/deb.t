@@ -57,7 +57,7 @@ for t in tpstat cookie-gend eht-hosts; do
 	ok $([ "${c:-0}" -ge 1 ]; echo $?) "/usr/sbin/$t carries its BPF object (ELF for EM_BPF inside)"
 done
 is "$(grep '^ExecStart=' "$tmp/root/lib/systemd/system/cookie-gend.service")" \
-	"ExecStart=/usr/sbin/cookie-gend --foreground" "the unit starts the packaged cookie-gend"
+	"ExecStart=/usr/sbin/cookie-gend --foreground \$COOKIE_GEND_OPTS" "the unit starts the packaged cookie-gend, with /etc/default/cookie-gend's options"
 is "$(grep -v '^#' "$tmp/root/usr/lib/sysusers.d/bareatom.conf")" "g bareatom -" \
 	"sysusers.d makes the system group bareatom"
 is "$(dpkg-deb -f "$deb" Architecture)" amd64 "bareatom is built for amd64 (CO-RE for x86 kernels)"

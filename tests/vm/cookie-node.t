@@ -14,7 +14,6 @@ guard=$((120 * TAP_SLOW))	# a refused start ends at once: timeout $guard only st
 wait_sock() { wait_until 300 "cookie-gend to answer STATS on $sock" cookie --stats --socket "$sock"; }
 # Text, not jq: Debian 12's jq 1.6 reads numbers as doubles and rounds cookies above 2^53.
 stat_of() { cookie --stats --socket "$sock" | awk -v k="$1" '$1 == k { print $2 }'; }
-forks() { for _ in $(seq "$1"); do /bin/true; done; }
 start() {	# DIR [ARGS...]: a daemon in the background on $sock, its pid in $daemon
 	local dir=$1; shift
 	cookie-gend --foreground --state-dir "$dir" --socket "$sock" "$@" 2>>"$work/daemon.log" &
@@ -22,13 +21,6 @@ start() {	# DIR [ARGS...]: a daemon in the background on $sock, its pid in $daem
 	wait_sock
 }
 stop() { kill "$daemon"; wait "$daemon" 2>/dev/null; cookie-gend --uninstall >/dev/null; }
-follow() { cookie --follow >"$1" & follower=$!; wait_follower $follower; }
-# unfollow FILE N: once the follower has printed the N events the test made, stop it (it
-# drains the ring as it stops: N is what a test can count on, not a pause)
-unfollow() {
-	wait_until 300 "$2 events in cookie --follow's output" lines_at_least "$2" "$1"
-	kill -INT "$follower"; wait "$follower"
-}
 # check NODE MIN_SEQ MAX_SEQ FILE...: every line of the FILEs is a cookie of NODE with a
 # sequence in [MIN_SEQ, MAX_SEQ], and all are distinct (exact 64-bit arithmetic); with
 # CHECK_EMPTY_OK=1 the FILEs may hold none
@@ -52,12 +44,7 @@ ok $? "the system's cookie-gend is stopped and unpinned for these tests"
 # ---- node 300: the socket, the fast path and BPF at fork all draw node 300's cookies ----
 start "$work/a" --node-id 300
 ok $? "cookie-gend --node-id 300 serves from a new state directory"
-follow "$work/a.follow"
-cookie --socket-only --socket "$sock" -n 1000 >"$work/a.socket"
-cookie --fast -n 1000 >"$work/a.fast"
-forks 100
-unfollow "$work/a.follow" 100
-awk '{ print $3 }' "$work/a.follow" >"$work/a.fork"
+draw_all "$work/a" "$sock"
 [ "$(wc -l <"$work/a.fork")" -ge 100 ]
 ok $? "the fork program drew a cookie for each of 100 forks ($(wc -l <"$work/a.fork") seen)"
 out=$(check 300 1 $((MARK_MAX - 1)) "$work"/a.{socket,fast,fork}); rc=$?

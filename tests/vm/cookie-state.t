@@ -20,7 +20,6 @@ wait_sock() {	# until cookie --stats answers on socket $1
 }
 stat_on() { cookie --stats -j --socket "$1" | jq -r ".$2"; }
 link_prog() { bpftool link show pinned $pins/link_fork -j 2>/dev/null | jq -r .prog_id; }
-forks() { for _ in $(seq "$1"); do /bin/true; done; }
 
 wait_sock /run/bareatom/cookie.sock
 systemctl stop cookie-gend

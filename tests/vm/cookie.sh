@@ -22,6 +22,26 @@ wait_follower() {	# PID: until that cookie --follow is registered (it reads from
 # lines_at_least N FILE [PATTERN]: FILE has N lines (matching PATTERN), e.g. a follower's
 # output: wait for the events a test made rather than for a while
 lines_at_least() { [ "$(grep -c -- "${3:-^}" "$2")" -ge "$1" ]; }
+# forks N: N short-lived processes, each given a cookie at fork by BPF
+forks() { for _ in $(seq "$1"); do /bin/true; done; }
+# follow FILE: a cookie --follow writing FILE, registered (it reads from then on), pid in $follower
+follow() { cookie --follow >"$1" & follower=$!; wait_follower $follower; }
+# unfollow FILE N: once the follower has printed the N events the test made, stop it (it
+# drains the ring as it stops: N is what a test can count on, not a pause)
+unfollow() {
+	wait_until 300 "$2 events in cookie --follow's output" lines_at_least "$2" "$1"
+	kill -INT "$follower"; wait "$follower"
+}
+# draw_all PREFIX SOCK: 1000 cookies over SOCK, 1000 through the fast path and 100 forks
+# (cookie --follow's), into PREFIX.socket, PREFIX.fast and PREFIX.fork
+draw_all() {
+	follow "$1.follow"
+	cookie --socket-only --socket "$2" -n 1000 >"$1.socket"
+	cookie --fast -n 1000 >"$1.fast"
+	forks 100
+	unfollow "$1.follow" 100
+	awk '{ print $3 }' "$1.follow" >"$1.fork"
+}
 set_daemon_args() {	# run the systemd service with extra arguments ("" for none)
 	mkdir -p /run/systemd/system/cookie-gend.service.d
 	if [ -n "$1" ]; then

@@ -1,0 +1,210 @@
+#!/bin/bash
+# cookie-gend --etcd's claim and reservations (src/cookie_fleet.c, src/etcd.c) against a real
+# etcd, three members on 127.0.0.1 started here (tests/lib/etcd.sh), through cookie-fleet
+# (tests/unit/cookie-fleet.c: the daemon's own code on a counter in memory, no BPF): claimers
+# starting at once get distinct ids; a killed one's id comes free with its lease and its
+# successor serves above it; a paused one whose id was taken serves only what it had
+# reserved, then refuses; one member down changes nothing, two (no quorum) stop new ranges
+# until they are back; bad URLs, garbage keys and marks changed by hand get their documented
+# exit statuses. Every cookie served by every claimer is kept: none may repeat.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/etcd.sh"
+
+F=$BUILD/tests/unit/cookie-fleet
+R=$(dirname "$0")/cookie-ranges.py
+P=/bareatom/
+TTL=3
+RES=200000
+T=$(mktemp -d /tmp/bareatom-fleet.XXXXXX)
+declare -A CPID
+cleanup() {
+	local p
+	for p in "${CPID[@]}"; do kill -9 "$p" 2>/dev/null; done
+	etcd_cleanup
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+if ! command -v etcd >/dev/null; then
+	skip "no etcd (etcd-server, images/install-deps)"
+	done_testing
+	exit 0
+fi
+
+# claimer NAME [ARGS...]: a claimer in the background; its state directory $T/NAME.d, its
+# ranges $T/NAME.out, stdout $T/NAME.log, stderr $T/NAME.err
+claimer() {
+	local n=$1
+	shift
+	mkdir -p -m 0700 "$T/$n.d"
+	"$F" --etcd "$ETCD_URLS" --state-dir "$T/$n.d" --out "$T/$n.out" --ttl "$TTL" \
+		--reserve "$RES" --wait 120 "$@" >>"$T/$n.log" 2>>"$T/$n.err" &
+	CPID[$n]=$!
+}
+# claimer_run NAME ARGS...: one in the foreground, its exit status
+claimer_run() {
+	local n=$1
+	shift
+	mkdir -p -m 0700 "$T/$n.d"
+	"$F" --etcd "$ETCD_URLS" --state-dir "$T/$n.d" --out "$T/$n.out" --ttl "$TTL" \
+		--reserve "$RES" "$@" >>"$T/$n.log" 2>>"$T/$n.err"
+}
+stop_claimer() {
+	kill -TERM "${CPID[$1]}" 2>/dev/null
+	wait "${CPID[$1]}" 2>/dev/null
+	unset "CPID[$1]"
+}
+node_of() { sed -n 's/^node //p' "$T/$1.log" | tail -n1; }
+ranges() { [ -f "$T/$1.out" ] && wc -l <"$T/$1.out" || echo 0; }
+# served_beyond NAME K: NAME has served more than K ranges
+served_beyond() { [ "$(ranges "$1")" -gt "$2" ]; }
+# serves_on NAME...: each NAME serves on: more ranges than now, enough to need several txns
+serves_on() {
+	local n k need=$((3 * RES / 1000))
+	for n in "$@"; do
+		k=$(ranges "$n")
+		wait_until 120 "$n to serve $need more ranges" served_beyond "$n" $((k + need)) || return 1
+	done
+}
+has_line() { grep -q -- "$2" "$T/$1.$3"; }
+count_lines() { grep -c -- "$2" "$T/$1.log"; }
+key_gone() { [ -z "$(etcd_ctl get "$1" --print-value-only)" ]; }
+bigger() { python3 -c 'import sys; sys.exit(0 if int(sys.argv[1]) > int(sys.argv[2]) else 1)' "$1" "$2"; }
+
+etcd_start 3
+ok $? "three etcd members on 127.0.0.1 ($ETCD_URLS)" "$(tail -n 5 "$ETCD_DIR"/m1.log)"
+
+# 1. Two, then three claimers at once: distinct ids, each serves.
+claimer a
+claimer b
+for n in a b; do wait_until 120 "$n to claim an id" has_line "$n" '^node ' log; done
+claimer c
+claimer d
+claimer e
+for n in c d e; do wait_until 120 "$n to claim an id" has_line "$n" '^node ' log; done
+ids=$(for n in a b c d e; do node_of $n; done | sort -n | uniq | wc -l)
+is "$ids" 5 "five claimers started two, then three at once: five distinct ids ($(for n in a b c d e; do node_of $n; done | paste -sd' '))"
+serves_on a b c d e
+ok $? "each of them serves, through several reservations"
+for n in a b c d e; do
+	is "$($R nodes "$T/$n.out")" "$(node_of $n)" "$n's cookies are all of its node $(node_of $n)"
+done
+v=$(etcd_ctl get "${P}node/$(node_of a)" --print-value-only)
+[[ $v == "host="*" pid="*" started="*" dir="[0-9a-f]* ]]
+ok $? "etcdctl shows who holds a's id: $v"
+
+# 2. A claimer killed: its lease expires, the id comes free, the next holder serves above it.
+na=$(node_of a)
+kill -9 "${CPID[a]}"; wait "${CPID[a]}" 2>/dev/null; unset "CPID[a]"
+wait_until 120 "a's claim ${P}node/$na to expire with its lease" key_gone "${P}node/$na"
+ok $? "a killed: its claim went with its lease"
+claimer a2 --node-id "$na"
+wait_until 120 "a2 to claim node $na" has_line a2 '^node ' log && serves_on a2
+ok $? "a2 claimed the freed id $na and serves"
+bigger "$($R min "$T/a2.out")" "$($R max "$T/a.out")"
+ok $? "a2's first cookie is above every cookie a served ($($R max "$T/a.out") < $($R min "$T/a2.out"))"
+
+# 3. A claimer paused past its TTL, its id taken, resumed: what it had reserved, then refusals.
+nb=$(node_of b)
+kill -STOP "${CPID[b]}"
+wait_until 120 "paused b's claim to expire" key_gone "${P}node/$nb"
+ok $? "b paused (SIGSTOP): its claim expired"
+claimer b2 --node-id "$nb"
+wait_until 120 "b2 to claim node $nb" has_line b2 '^node ' log && serves_on b2
+ok $? "b2 claimed b's id $nb while b sleeps, and serves"
+kill -CONT "${CPID[b]}"
+wait_until 120 "b to refuse draws" has_line b '^refusing' log
+ok $? "b resumed (SIGCONT): it refuses draws ($(grep '^refusing' "$T/b.log" | head -n1))"
+wait_until 60 "b to say it lost its claim" has_line b 'lost the claim' err
+ok $? "b logs the lost claim" "$(cat "$T/b.err")"
+k=$(ranges b)
+serves_on b2
+is "$(ranges b)" "$k" "b serves nothing more while b2 holds its id"
+bigger "$($R min "$T/b2.out")" "$($R max "$T/b.out")"
+ok $? "everything b served, before and after the pause, is below b2's first cookie"
+stop_claimer b
+ok $? "b stops cleanly"
+
+# 4. etcd members killed: one changes nothing; two (no quorum) end reservations until back.
+etcd_stop_member 1
+serves_on c d e
+ok $? "one of three etcd members killed: c, d and e go on reserving and serving"
+etcd_stop_member 2
+for n in c d e; do wait_until 120 "$n to refuse without quorum" has_line "$n" '^refusing' log; done
+ok $? "two of three members killed (no quorum): c, d and e served their reserved ranges, then refused"
+for n in c d e; do k=$(count_lines "$n" '^serving'); eval "before_$n=$k"; done
+etcd_start_member 1
+etcd_start_member 2
+wait_until 120 "etcd to be healthy again" etcd_healthy
+for n in c d e; do
+	eval "k=\$before_$n"
+	wait_until 120 "$n to serve again" eval "[ \$(count_lines $n '^serving') -gt $k ]"
+done
+serves_on c d e
+ok $? "quorum back: c, d and e serve again"
+
+# 5. Bad configuration and hand edits: clear errors, documented statuses, nothing repeated.
+ports=($(etcd_free_ports 1))
+"$F" --etcd "http://127.0.0.1:${ports[0]}" --state-dir "$T/u.d" --out "$T/u.out" --wait 1 \
+	>/dev/null 2>"$T/u.err"
+is "$?" 75 "nothing listening at the URL: exit 75"
+grep -q 'no etcd answered for 1 s: .*Couldn.t connect' "$T/u.err"
+ok $? "... saying etcd is unreachable: $(tail -n1 "$T/u.err")"
+"$F" --etcd "http://127.0.0.1:${ETCD_PPORT[3]}" --state-dir "$T/v.d" --out "$T/v.out" --wait 1 \
+	>/dev/null 2>"$T/v.err"
+is "$?" 75 "a URL that is not etcd's client gateway (a peer port): exit 75"
+grep -q "HTTP 404, not JSON: not etcd's v3 gateway" "$T/v.err"
+ok $? "... saying it is not etcd's gateway: $(tail -n1 "$T/v.err")"
+"$F" --etcd "127.0.0.1:${ETCD_CPORT[3]}" --state-dir "$T/w.d" --out "$T/w.out" 2>"$T/w.err"
+is "$?" 2 "a URL without http://: exit 2 (usage)"
+grep -q 'is not an etcd endpoint' "$T/w.err"
+ok $? "... saying what to give: $(tail -n1 "$T/w.err")"
+
+etcd_ctl put "${P}node/garbage" 'not a claim' >/dev/null
+etcd_ctl put "${P}highwater/60999" 'garbage' >/dev/null
+claimer_run g --node-id 60999 --wait 5
+is "$?" 78 "${P}highwater/60999 holding garbage: its claimer exits 78"
+grep -q "holds 'garbage', not a mark" "$T/g.err"
+ok $? "... saying so: $(grep 'not a mark' "$T/g.err")"
+claimer h --etcd-ids 61000-61001
+claimer i --etcd-ids 61000-61001
+for n in h i; do wait_until 120 "$n to claim an id" has_line "$n" '^node ' log; done
+grep -q "node/garbage is not a node id's claim: ignored" "$T/h.err"
+ok $? "a key under ${P}node/ that is no id is ignored, with a warning"
+claimer_run j --etcd-ids 61000-61001 --wait 2
+is "$?" 75 "every id of --etcd-ids 61000-61001 claimed: exit 75"
+grep -q 'every node id from 61000 to 61001 is claimed' "$T/j.err"
+ok $? "... saying so"
+
+nc=$(node_of c)
+etcd_ctl put "${P}highwater/$nc" 5 >/dev/null
+wait_until 120 "c to notice its mark lowered" has_line c 'was lowered by someone else' err
+ok $? "c's mark lowered by hand: logged ($(grep -m1 'lowered' "$T/c.err" | cut -c1-150))"
+etcd_ctl del "${P}highwater/$nc" >/dev/null
+wait_until 120 "c to notice its mark deleted" has_line c 'was deleted by someone else' err
+ok $? "c's mark deleted by hand: logged"
+serves_on c
+hw=$(etcd_ctl get "${P}highwater/$nc" --print-value-only)
+bigger "$hw" "$($R maxseq "$T/c.out")"
+ok $? "c serves on, its mark back above everything it served ($hw)"
+
+# A restart on the same state directory takes its own claim over at once.
+nd=$(node_of d)
+stop_claimer d
+claimer d
+wait_until 120 "d to claim again" eval "[ \$(grep -c '^node ' $T/d.log) -ge 2 ]"
+is "$(node_of d)" "$nd" "d restarted on its state directory: the same id $nd"
+grep -q "is this state directory's claim from an earlier start" "$T/d.err"
+ok $? "... taken over from its earlier start, not waited for"
+# b's state directory names node $nb, which b2's directory holds now: refused.
+claimer_run b --wait 5
+is "$?" 78 "b restarted on its directory while b2 holds its id $nb: exit 78"
+grep -q 'held by another state directory' "$T/b.err"
+ok $? "... saying two machines have this directory's node id"
+claimer_run b --node-id 7 --wait 5
+is "$?" 78 "b's directory with --node-id 7: exit 78"
+
+for n in "${!CPID[@]}"; do stop_claimer "$n"; done
+is "$($R dups "$T"/*.out | cut -d' ' -f1-2)" "0 duplicates" \
+	"every cookie served by every claimer, across kills, pauses and lost quorum: $($R dups "$T"/*.out)"
+done_testing
