@@ -54,6 +54,10 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/un
 INITRD := $(BUILD)/image/initrd.cpio
 TEST_PAYLOAD := $(BUILD)/image/tests.cpio
 
+# A bare `make` builds everything (the rule below would otherwise be the first, and so the
+# default goal: `make` built build/bpf_util.o and stopped).
+.DEFAULT_GOAL := all
+
 # The flags of every C object and binary, rewritten only when they change.
 FLAGS_NOW := $(CC) $(CFLAGS) $(LDFLAGS) $(LDLIBS)
 ifneq ($(FLAGS_NOW),$(file <$(BUILD)/flags))

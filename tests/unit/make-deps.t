@@ -41,4 +41,11 @@ for h in $(cd "$top" && ls bpf/*.h src/*.h tests/unit/*.h); do
 	done
 	is "$stale" "" "$h: ${#want[@]} including target(s) recompiled"
 done
+
+# A bare `make` is the README's "build everything": as if every source had changed, it would
+# compile the tools and make the guest image (it once built build/bpf_util.o and stopped, the
+# first rule of the Makefile being the default goal).
+out=$(mk -B)
+grep -qE -- " -o $b/tpstat( |\$)" <<<"$out" && grep -q "images/make-initrd" <<<"$out"
+ok $? "a bare make builds the tools and the guest image" "$(head -n 5 <<<"$out")"
 done_testing
