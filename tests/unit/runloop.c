@@ -44,6 +44,14 @@ int main(void)
 	unsigned long ticks = 0;
 	bool late = false;
 
+	/*
+	 * The commands below must die of the SIGINT the loop passes on, whatever the test was
+	 * started from: a shell's background job (`make test &`, or run-all's host tests beside
+	 * the VM tests when run-all itself is one) has SIGINT ignored, and an exec keeps that.
+	 */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+
 	runloop_init(&rl, "runloop", 0, 0, false);
 	runloop_start(&rl, exit3);
 	ASSERT_EQ(runloop_next(&rl), RUNLOOP_STOP, "command ends: the loop stops");
