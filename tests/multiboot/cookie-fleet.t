@@ -94,6 +94,23 @@ since() {
 key_gone() { local out; out=$(etcd_ctl get "$1" --keys-only) && [ -z "$out" ]; }
 hw() { etcd_ctl get "/bareatom/highwater/$1" --print-value-only; }
 hw_above() { [ "$(hw "$1")" -gt "$2" ]; }
+declare -A NODE	# guest name -> the node id it serves as
+# boot_at_once NAME...: guests started together (any of ids 1-3); each serves, NODE[NAME]
+boot_at_once() {
+	local g
+	for g in "$@"; do boot "$g" --etcd-ids 1-3; done
+	for g in "$@"; do
+		NODE[$g]=$(serving "$g")
+		ok $? "guest ${g#g} serves as node ${NODE[$g]:-?}" "$(guest_log "$g")"
+	done
+}
+# draw_each N WHAT NAME...: the agents' `draw N` step, on every guest at once
+draw_each() {
+	local n=$1 what=$2 g
+	shift 2
+	for g in "$@"; do ask "$g" draw "$n"; done
+	for g in "$@"; do answer "$g"; ok $? "$g drew $what" "$(guest_log "$g")"; done
+}
 # guest_log NAME: what says why a guest's step failed (ok's detail lines)
 guest_log() { tail -n 8 "$work/$1.err" "$work/$1/last-error" "$work/$1/refusal" "$work/$1/daemon.log" 2>/dev/null; }
 
@@ -103,16 +120,11 @@ PORTS=$(IFS=,; echo "${ETCD_CPORT[*]}")
 GUEST_URLS=${ETCD_URLS//127.0.0.1/10.0.2.100}
 
 # Two at once.
-boot g1 --etcd-ids 1-3
-boot g2 --etcd-ids 1-3
-n1=$(serving g1)
-ok $? "guest 1 serves as node ${n1:-?}" "$(guest_log g1)"
-n2=$(serving g2)
-ok $? "guest 2 serves as node ${n2:-?}" "$(guest_log g2)"
+boot_at_once g1 g2
+n1=${NODE[g1]} n2=${NODE[g2]}
 [ -n "$n1" ] && [ -n "$n2" ] && [ "$n1" != "$n2" ]
 ok $? "two guests started at once claimed distinct ids ($n1, $n2)"
-for g in g1 g2; do ask "$g" draw 20000; done
-for g in g1 g2; do answer "$g"; ok $? "$g drew 20000 cookies over the socket, 20000 on the fast path, 100 at fork" "$(guest_log "$g")"; done
+draw_each 20000 "20000 cookies over the socket, 20000 on the fast path, 100 at fork" g1 g2
 
 # One member gone: reservations go on (2 x 40000 more takes each guest past its first range).
 etcd_stop_member 1
@@ -120,8 +132,7 @@ commits() { etcd_ctl put /bareatom-test/ping 1; }
 wait_until 120 "the two members left to commit" commits
 ok $? "member 1 killed: the other two commit"
 for n in "$n1" "$n2"; do h[$n]=$(hw "$n"); done
-for g in g1 g2; do ask "$g" draw 40000; done
-for g in g1 g2; do answer "$g"; ok $? "... $g drew 40000 + 40000 + 100 more" "$(guest_log "$g")"; done
+draw_each 40000 "40000 + 40000 + 100 more" g1 g2
 hw_above "$n1" "${h[$n1]}" && hw_above "$n2" "${h[$n2]}"
 ok $? "... and both reserved through the other members (highwater/$n1 ${h[$n1]} -> $(hw "$n1"), highwater/$n2 ${h[$n2]} -> $(hw "$n2"))"
 etcd_start_member 1
@@ -135,16 +146,11 @@ ok $([ $? = 125 ]; echo $?) "guest 1's QEMU killed (run-vm exit 125: the guest d
 wait_until 120 "node/$n1's lease to expire" key_gone "/bareatom/node/$n1"
 ok $? "guest 1's claim /bareatom/node/$n1 is gone with its lease"
 g1max=$(ranges max "$work"/g1/{socket,fast,fork})
-boot g3 --etcd-ids 1-3
-boot g4 --etcd-ids 1-3
-n3=$(serving g3)
-ok $? "guest 3 serves as node ${n3:-?}" "$(guest_log g3)"
-n4=$(serving g4)
-ok $? "guest 4 serves as node ${n4:-?}" "$(guest_log g4)"
+boot_at_once g3 g4
+n3=${NODE[g3]} n4=${NODE[g4]}
 [ "$(printf '%s\n' "$n2" "$n3" "$n4" | sort -u | grep -c .)" = 3 ]
 ok $? "three guests serve with distinct ids ($n2, $n3, $n4), two of them started at once"
-for g in g3 g4; do ask "$g" draw 20000; done
-for g in g3 g4; do answer "$g"; ok $? "$g drew 20000 + 20000 + 100 cookies" "$(guest_log "$g")"; done
+draw_each 20000 "20000 + 20000 + 100 cookies" g3 g4
 heir=g3
 [ "$n4" = "$n1" ] && heir=g4
 got=$(ranges min "$work/$heir"/{socket,fast,fork})
@@ -163,12 +169,11 @@ wait_until 120 "node/$n2's lease to expire" key_gone "/bareatom/node/$n2"
 ok $? "guest 2 paused: its claim /bareatom/node/$n2 expired"
 P=$(hw "$n2")
 boot g5 --etcd-ids "$n2-$n2"
-n5=$(serving g5)
+NODE[g5]=$(serving g5)
+n5=${NODE[g5]}
 [ "$n5" = "$n2" ]
 ok $? "guest 5 claimed the paused guest's id ($n5) above its mark $P" "$(guest_log g5)"
-ask g5 draw 20000
-answer g5
-ok $? "g5 drew 20000 + 20000 + 100 cookies" "$(guest_log g5)"
+draw_each 20000 "20000 + 20000 + 100 cookies" g5
 kill -CONT "$(qemu_of g2)"
 ask g2 drain
 answer g2
@@ -195,8 +200,7 @@ etcd_stop_member 2
 for g in g3 g5; do ask "$g" drain; done
 for g in g3 g5; do answer "$g"; ok $? "two of three members killed: $g drew until refused" "$(guest_log "$g")"; done
 for g in g3 g5; do
-	n=$n3
-	[ "$g" = g5 ] && n=$n5
+	n=${NODE[$g]}
 	since "$g" >"$work/$g.noquorum"
 	got=$(ranges maxseq "$work/$g.noquorum")
 	[ "$got" != none ] && [ "$got" -lt "${h[$n]}" ] && grep -q '^socket .*ERR' "$work/$g/refusal"
@@ -212,8 +216,7 @@ for n in "$n3" "$n5"; do
 	hw_above "$n" "${h[$n]}"
 	ok $? "node $n reserved again (highwater/$n ${h[$n]} -> $(hw "$n"))"
 done
-for g in g3 g5; do ask "$g" draw 20000; done
-for g in g3 g5; do answer "$g"; ok $? "quorum back: $g draws again" "$(guest_log "$g")"; done
+draw_each 20000 "20000 + 20000 + 100 again" g3 g5
 for g in g3 g5; do ask "$g" stop; done
 for g in g3 g5; do answer "$g"; stopped "$g"; ok $? "$g stopped"; done
 
