@@ -142,7 +142,7 @@ ok $? "member 1 back, the cluster healthy"
 # Guest 1 killed: its id comes free with its lease; two newcomers start at once.
 kill -KILL "$(qemu_of g1)"
 stopped g1
-ok $([ $? = 125 ]; echo $?) "guest 1's QEMU killed (run-vm exit 125: the guest died)"
+is "$?" 125 "guest 1's QEMU killed: run-vm exits 125, the guest died"
 wait_until 120 "node/$n1's lease to expire" key_gone "/bareatom/node/$n1"
 ok $? "guest 1's claim /bareatom/node/$n1 is gone with its lease"
 g1max=$(ranges max "$work"/g1/{socket,fast,fork})
