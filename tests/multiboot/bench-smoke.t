@@ -23,6 +23,9 @@ is_true '[.cookies_kernel[][] | .all_drawn] | all'
 ok $? "kernel-side cookie benchmarks drew one cookie per event, none refused"
 is_true '.cookies_user | keys == ["getrandom8","libcookie_fast","lock_xadd","socket_get1","socket_get4096","uuid_generate"]'
 ok $? "every user-space cookie source was measured"
+is_true '.fleet.claim_s > 0 and .fleet.start_s_etcd > 0 and .fleet.reserve_txn_ms > 0 and
+	(.fleet.cookies_user_etcd | keys == ["libcookie_fast","socket_get1","socket_get4096"])'
+ok $? "cookie-gend --etcd: the claim, the start, the reserve txn and the cookie sources with etcd were measured"
 [ "$(jq -r .accelerator "$out/results.json")" = tcg ] || [ "$(jq -r .accelerator "$out/results.json")" = kvm ]
 ok $? "the accelerator is recorded ($(jq -r .accelerator "$out/results.json" 2>/dev/null))"
 is_true '[.peers[] | "\(.tool)/\(.what)"] | sort == ["perf/count","tpstat/by_cpu","tpstat/count","tpstat/filter","tpstat/hist","tpstat/latency"]'

@@ -129,4 +129,26 @@ grep -qE 'tpgen_fire_local\+0x[0-9a-f]+/0x[0-9a-f]+ \[tpgen\]' "$tmp/err"
 ok $? "the dump names the stuck code: $(grep -m1 -E 'tpgen_fire_local\+' "$tmp/err" | sed 's/^ *//')"
 grep -q 'Show State' "$vmdir/dump.txt" && grep -qE 'task:write1|task:sh ' "$vmdir/dump.txt"
 ok $? "every task's state and stack (SysRq t) is in build/vm/dump.txt"
+
+# 9. --host-port: the guest reaches the host's 127.0.0.1:PORT at 10.0.2.100:PORT, and nothing
+# else (restrict=on: the host's own address in QEMU's network, 10.0.2.2, refuses).
+out=$("$rv" --host-port 80x -- true 2>&1); rc=$?
+[ "$rc" = 2 ] && [ "$out" = "run-vm: --host-port takes TCP ports, as in 2379 or 2379,2381, not '80x'" ]
+ok $? "--host-port 80x: exit 2, one line ($rc: $out)"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -c 'import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1)
+c, _ = s.accept(); c.sendall(b"from the host\n"); c.close()' "$port" &
+server=$!
+reach='exec 3<>/dev/tcp/10.0.2.100/$0 && read -r line <&3 && echo "10.0.2.100: $line"
+ip -o -4 addr show eth0 | awk "{ print \$2, \$4 }"
+(exec 4<>/dev/tcp/10.0.2.2/$0) 2>/dev/null || echo "10.0.2.2: refused"'
+"$rv" --init minimal --timeout 120 --host-port "$port" -- bash -c "$reach" "$port" >"$tmp/out" 2>"$tmp/err"
+is "$?" 0 "--host-port $port: the guest ran"
+is "$(cat "$tmp/out")" "10.0.2.100: from the host
+eth0 10.0.2.15/24
+10.0.2.2: refused" "the guest read the host's server at 10.0.2.100:$port, from eth0 10.0.2.15/24; 10.0.2.2 refused it"
+kill "$server" 2>/dev/null
+wait "$server" 2>/dev/null
 done_testing
