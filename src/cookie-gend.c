@@ -41,6 +41,7 @@
 #include "metrics_export.h"
 #include "bpf_util.h"
 #include "cli.h"
+#include "clock.h"
 
 #define INSTANCE_LOCK		"/run/bareatom/cookie-gend.lock"
 
@@ -71,6 +72,9 @@ struct daemon {
 	struct cookie_pins pins;	/* the BPF side: the counter, task storage */
 	struct cookie_mark mark;	/* the state directory, the node, the mark */
 	struct cookie_fleet fleet;	/* --etcd: the claim and the reservations */
+	struct cookie_server *server;	/* its task storage fd follows the pins' */
+	bool renewing;			/* a move to another id: the counter is still to replace */
+	double renew_at;		/* CLOCK_MONOTONIC: the next try after a failed one */
 };
 
 const char *argp_program_version = "cookie-gend (bareatom) 0.1";
@@ -326,10 +330,44 @@ static int ops_draw(void *arg, __u64 n, __u64 *first)
 	return cookie_mark_draw(&d->mark, n, first);
 }
 
+/*
+ * --etcd: the fleet claimed another id in place of ours, taken by another holder
+ * (cookie_fleet.h). Move to it, in this order: the state directory (its mark, then its node
+ * file: cookie_mark_move() says why that order survives a crash) and with it the fleet's
+ * reservation, from 0 for the new id; a fresh counter, pinned for BPF and the fast path, the old one left
+ * with its limit (cookie_pins_renew()), so that whatever drawer still holds it gets nothing
+ * beyond what was reserved for the old id; then the counter started above the new id's
+ * marks (cookie_mark_recover()). A step that fails is tried again on a later tick; draws
+ * past the old counter's limit are refused meanwhile.
+ */
+static void move_node(struct daemon *d)
+{
+	if (!d->renewing) {
+		if (cookie_mark_move(&d->mark) != 1)
+			return;
+		d->pins.node = d->mark.node;
+		d->renewing = true;
+	}
+	if (clock_now() < d->renew_at)
+		return;
+	if (cookie_pins_renew(&d->pins)) {
+		d->renew_at = clock_now() + 1.0;
+		return;
+	}
+	d->server->task_fd = d->pins.task_fd;
+	d->renewing = false;
+	cookie_mark_recover(&d->mark, d->pins.st, 0);	/* a fresh counter of ours: no refusal */
+	daemon_log(LOG_NOTICE, "serving node %u now: draws over the socket, the fast path and BPF "
+		   "take cookies from %llu on, as etcd reserves them", d->mark.node,
+		   (unsigned long long)(d->mark.node_base + d->mark.store.highwater));
+}
+
 static void ops_tick(void *arg)
 {
 	struct daemon *d = arg;
 
+	if (d->mark.fleet)
+		move_node(d);
 	cookie_mark_headroom(&d->mark);
 	cookie_pins_clear_dead_follower(&d->pins);
 }
@@ -357,14 +395,19 @@ static void ops_snapshot(void *arg, struct cookie_gend_snapshot *g)
 	};
 	if (d->mark.fleet) {
 		struct cookie_fleet_stats f;
-		__u64 next_seq = g->next - COOKIE_NODE_BASE(g->node);
+		__u64 next_seq = COOKIE_SEQ_OF(g->next);
 
 		cookie_fleet_snapshot(d->mark.fleet, &f);
 		g->etcd = true;
 		g->etcd_claimed = f.claimed;
 		g->etcd_claim_rev = f.claim_rev;
-		/* What may still be served without etcd: from the counter up to the reservation. */
-		g->etcd_reserved_left = f.reserved > next_seq ? f.reserved - next_seq : 0;
+		/*
+		 * What may still be served without etcd: from the counter up to the reservation
+		 * (none while a move leaves a counter of the old node).
+		 */
+		g->etcd_reserved_left = f.reserved > next_seq && COOKIE_NODE_OF(g->next) == g->node &&
+					!d->mark.moving ? f.reserved - next_seq : 0;
+		g->etcd_moves = f.moves;
 		g->etcd_keepalive_failures = f.keepalive_failures;
 		g->etcd_txn_failures = f.txn_failures;
 		g->etcd_without_claim = f.without_claim;
@@ -382,6 +425,7 @@ static int run(const struct gend_opts *o, struct daemon *d, struct cookie_server
 	int err;
 
 	d->pins = (struct cookie_pins){ .global = o->global, .tpgen = o->tpgen, .owner = d->mark.id,
+					.node = d->mark.node, .replace_other_node = d->mark.fleet,
 					.log = daemon_log };
 	/* An older layout's counter is covered by the mark on disk before its pin goes. */
 	err = cookie_pins_probe(&d->pins) ?: cookie_mark_cover(&d->mark, d->pins.old_floor);
@@ -479,6 +523,7 @@ int main(int argc, char **argv)
 		return err;
 	/* Before anything is loaded too: an address that cannot be had changes nothing. */
 	server = (struct cookie_server){ .socket = o.socket, .ops = &ops };
+	d.server = &server;
 	if (metrics_export_open(&mx, "cookie-gend", o.listen, o.textfile, o.interval,
 				cookie_metrics_render, &server))
 		return 1;

@@ -268,6 +268,8 @@ int cookie_mark_extend(struct cookie_mark *m, __u64 need)
 	__u64 base = need > next ? need : next, seq, target;
 	int err;
 
+	if (m->moving)
+		return -ENOLINK;	/* a counter being left: nothing above its limit */
 	/*
 	 * In the node's space the counter is at least node_base (recover put it there), so
 	 * one comparison catches the top of the space and anything outside it (seq wraps).
@@ -308,6 +310,42 @@ int cookie_mark_extend(struct cookie_mark *m, __u64 need)
 	m->extensions++;
 	m->log(LOG_DEBUG, "high-water mark now %llu (cookie %llu)", target, m->node_base + target);
 	return 0;
+}
+
+int cookie_mark_move(struct cookie_mark *m)
+{
+	unsigned int from = m->node, node;
+	const char *what = COOKIE_HIGHWATER_FILE;
+	uint64_t hw;
+	int err = 0;
+
+	if (!m->fleet || !cookie_fleet_moving(m->fleet, &node, &hw))
+		return 0;
+	m->moving = true;
+	if (m->move_err && clock_now() < m->move_retry_at)
+		return m->move_err;
+	if (hw > m->store.highwater)
+		err = cookie_store_write_mark(&m->store, hw);
+	if (!err) {
+		what = COOKIE_NODE_FILE;
+		err = cookie_store_move_node(&m->store, node);
+	}
+	if (err) {
+		if (err != m->move_err)
+			m->log(LOG_ERR, "cannot move %s to node %u: writing %s: %s; draws stay refused, "
+			       "retrying every second", m->store.dir, node, what, strerror(-err));
+		m->move_err = err;
+		m->move_retry_at = clock_now() + 1.0;
+		return err;
+	}
+	m->move_err = 0;
+	m->node = node;
+	m->node_base = COOKIE_NODE_BASE(node);
+	m->log(LOG_NOTICE, "%s moved from node %u to node %u: mark %llu (the higher of its own and "
+	       "etcd's %llu, written before the node file)", m->store.dir, from, node,
+	       (unsigned long long)m->store.highwater, (unsigned long long)hw);
+	cookie_fleet_moved(m->fleet, node, m->store.highwater);
+	return 1;
 }
 
 void cookie_mark_headroom(struct cookie_mark *m)
@@ -384,6 +422,7 @@ int cookie_mark_recover(struct cookie_mark *m, struct cookie_state *st, __u64 fl
 	__u64 hw = m->node_base + m->store.highwater, cur, owner = 0, start = hw;
 
 	m->st = st;
+	m->moving = false;
 	if (!__atomic_compare_exchange_n(&st->owner, &owner, m->id, false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_SEQ_CST) && owner != m->id) {
 		m->log(LOG_ERR, "the maps pinned in " COOKIE_PIN_DIR " count for another state "
@@ -406,9 +445,14 @@ int cookie_mark_recover(struct cookie_mark *m, struct cookie_state *st, __u64 fl
 	while (cur < start &&
 	       !__atomic_compare_exchange_n(&st->next, &cur, start, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		;
-	/* A reused map may carry a limit from a mark we cannot see: never trust more than ours. */
+	/*
+	 * A reused map may carry a limit from a mark we cannot see: never trust more than ours.
+	 * A fresh map's limit (0) is below the node's space: put it at the mark too, so that
+	 * the limit is never below the mark's cookie (a move's fresh counter, whose first range
+	 * etcd has not reserved yet, is then refused at the mark, nothing written).
+	 */
 	cur = __atomic_load_n(&st->limit, __ATOMIC_SEQ_CST);
-	if (cur > hw)
+	if (cur > hw || cur < m->node_base)
 		__atomic_store_n(&st->limit, hw, __ATOMIC_SEQ_CST);
 	m->log(LOG_INFO, "node %u, high-water mark %llu, counter at %llu", m->node, hw,
 	       __atomic_load_n(&st->next, __ATOMIC_SEQ_CST));

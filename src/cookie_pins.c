@@ -92,6 +92,25 @@ static int old_state(struct cookie_pins *p, int fd, const struct bpf_map_info *i
 	return 0;
 }
 
+/*
+ * --etcd: our counter, but of another node than the directory's: a move cut short after the
+ * directory's node file was written (cookie_mark_move()). It is replaced by a fresh one, as
+ * cookie_pins_renew() would have; the old one's limit stays where it was.
+ */
+static void other_node(struct cookie_pins *p, int fd)
+{
+	struct cookie_state st = {};
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(fd, &zero, &st) || st.owner != p->owner || st.node == p->node)
+		return;
+	p->fresh = true;
+	p->log(LOG_NOTICE, "the counter pinned in " COOKIE_PIN_DIR " is node %llu's, the state "
+	       "directory node %u's (a move to another id was cut short): a fresh counter "
+	       "replaces it; the old one's limit stays where it was", (unsigned long long)st.node,
+	       p->node);
+}
+
 int cookie_pins_probe(struct cookie_pins *p)
 {
 	struct bpf_map_info info = {};
@@ -110,6 +129,8 @@ int cookie_pins_probe(struct cookie_pins *p)
 		   info.value_size != sizeof(struct cookie_state) || info.max_entries != 1 ||
 		   info.map_flags != BPF_F_MMAPABLE) {
 		err = old_state(p, fd, &info);
+	} else if (p->replace_other_node) {
+		other_node(p, fd);
 	}
 	close(fd);
 	return err;
@@ -122,7 +143,8 @@ static int reuse_or_pin_map(struct cookie_pins *p, struct bpf_map *map, const ch
 	int fd = bpf_obj_get(pin_path(path, sizeof(path), name)), same, err;
 
 	if (fd >= 0) {
-		same = same_layout(fd, map, &info);
+		/* A counter being replaced (cookie_pins_renew(), other_node()) is never reused. */
+		same = p->fresh && !strcmp(name, "state") ? 0 : same_layout(fd, map, &info);
 		if (same == 1) {
 			err = bpf_map__reuse_fd(map, fd);
 			close(fd);
@@ -313,6 +335,7 @@ int cookie_pins_setup(struct cookie_pins *p)
 	err = cookie_bpf__load(p->skel);
 	if (err)
 		return err;
+	p->fresh = false;
 	p->state_fd = bpf_map__fd(p->skel->maps.state);
 	p->task_fd = bpf_map__fd(p->skel->maps.task_cookies);
 	if (bpf_obj_get_info_by_fd(p->state_fd, &info, &len))
@@ -358,6 +381,35 @@ int cookie_pins_attach(struct cookie_pins *p)
  * Its lock is free once it is gone: then take its pid out. The lock is held only for
  * this check; a follower starting meanwhile retries (src/cookie.c).
  */
+int cookie_pins_renew(struct cookie_pins *p)
+{
+	struct cookie_pins old = *p;
+	int err;
+
+	p->fresh = true;
+	p->skel = NULL;
+	p->st = NULL;
+	err = cookie_pins_setup(p);
+	if (err)
+		p->log(LOG_ERR, "cannot load a fresh counter for the new node id: %s",
+		       util_bpf_load_hint(err));
+	else
+		err = cookie_pins_attach(p);	/* logs */
+	if (err) {
+		if (p->st)
+			munmap(p->st, p->map_len);
+		cookie_bpf__destroy(p->skel);
+		*p = old;
+		return err;
+	}
+	/* The old counter: ours no more. Its pins went with setup's and attach's. */
+	munmap(old.st, old.map_len);
+	cookie_bpf__destroy(old.skel);
+	p->log(LOG_INFO, "a fresh counter is pinned as " COOKIE_PIN_DIR "/state, its programs "
+	       "attached; the old counter is left to whatever still maps it, its limit where it was");
+	return 0;
+}
+
 void cookie_pins_clear_dead_follower(struct cookie_pins *p)
 {
 	__u32 zero = 0, pid = 0, none = 0;

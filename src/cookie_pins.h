@@ -21,6 +21,14 @@ struct cookie_pins {
 	bool global;		/* --global: one fetch-add per cookie in BPF */
 	bool tpgen;		/* --tpgen: attach to tpgen_b too */
 	uint64_t owner;		/* the state directory's id, recorded in the state map */
+	unsigned int node;	/* the state directory's node id */
+	/*
+	 * --etcd: a pinned counter of ours but of another node than the directory's (a move to
+	 * another id, cookie_mark_move(), cut short by a crash) is replaced by a fresh one
+	 * instead of refused. Without --etcd nothing vouches for the directory's mark in the
+	 * new node (a node file edited by hand), so cookie_mark_recover() refuses it.
+	 */
+	bool replace_other_node;
 	void (*log)(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	/* What it gives: the skeleton, the mmapped counter, what an older layout's could have given. */
 	struct cookie_bpf *skel;
@@ -29,6 +37,7 @@ struct cookie_pins {
 	int state_fd;		/* the state map */
 	int task_fd;		/* task storage */
 	__u64 old_floor;	/* an older layout's state map was replaced: it gave nothing from here up */
+	bool fresh;		/* the next setup makes a new state map, whatever is pinned */
 	double follower_check_at;	/* CLOCK_MONOTONIC: the next look for a dead follower */
 };
 
@@ -45,6 +54,19 @@ int cookie_pins_probe(struct cookie_pins *p);
 int cookie_pins_setup(struct cookie_pins *p);
 /* Attach the programs, keeping pinned links that run exactly them. */
 int cookie_pins_attach(struct cookie_pins *p);
+/*
+ * --etcd moved to another node id: replace the counter by a fresh one, pinned as "state"
+ * (zero: it gives nothing until cookie_mark_recover() starts it), and the programs by ones
+ * that draw from it (their links replaced, new first). The other maps are kept: task
+ * cookies, the events and their follower, and the per-CPU batches, whose cookies were
+ * taken below the old counter's limit and may still be handed out. The old counter is
+ * left as it is, unpinned, to whatever still maps it (a fast-path client, a program
+ * running now): its limit is never raised again, so it gives nothing beyond what was
+ * reserved for the old node (its drawers get -EAGAIN, as at any limit, and reopen the pin).
+ * 0, or a negative errno (logged) with @p as it was; call again.
+ */
+int cookie_pins_renew(struct cookie_pins *p);
+
 /*
  * A `cookie --follow` killed before it could unregister: take its pid out of the follower
  * map once its lock is free. Called from every tick; looks once a second at most.

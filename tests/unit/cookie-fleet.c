@@ -12,9 +12,14 @@
  *   cookie-fleet --etcd URLS --state-dir DIR --out FILE [--node-id N] [--etcd-ids LO-HI]
  *                [--prefix P] [--ttl S] [--reserve N] [--wait S] [--chunk N]
  *
- * stdout, one line per change: "node N" once claimed, "serving", "refusing: WHY", and at
- * SIGTERM "exit served=S refused=R reserved=H" (H: the sequence reserved up to). The exit
- * status is cookie-gend's for a refused start.
+ * stdout, one line per change: "node N" once claimed, "serving", "refusing: WHY", "moved to
+ * node N above H" when its id was taken and it moved to another (H: the new id's mark in
+ * etcd when claimed, the sequence it serves from at the least), and at SIGTERM
+ * "exit served=S refused=R reserved=H" (H: the sequence reserved up to). The exit status
+ * is cookie-gend's for a refused start.
+ *
+ * A move gives it a fresh counter, as cookie-gend's gives the pins a fresh map
+ * (cookie_pins_renew()): the old one is left with its limit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -79,7 +84,8 @@ int main(int argc, char **argv)
 	};
 	static struct cookie_fleet fleet;
 	static struct cookie_mark mark;
-	static struct cookie_state st;
+	static struct cookie_state counters[2];
+	struct cookie_state *st = &counters[0];
 	const char *dir = NULL, *out = NULL;
 	unsigned long long v, chunk = 1000, served = 0, refused = 0;
 	long node = -1;
@@ -142,7 +148,7 @@ int main(int argc, char **argv)
 	if (err)
 		return err;
 	printf("node %u\n", mark.node);
-	if (cookie_mark_recover(&mark, &st, 0) || cookie_fleet_start(&fleet))
+	if (cookie_mark_recover(&mark, st, 0) || cookie_fleet_start(&fleet))
 		return 1;
 
 	for (unsigned long long i = 0; !stop; i++) {
@@ -154,7 +160,7 @@ int main(int argc, char **argv)
 		if (i % 2) {
 			err = cookie_mark_draw(&mark, chunk, &first);
 		} else {
-			first = cookie_draw(&st, chunk);
+			first = cookie_draw(st, chunk);
 			err = first ? 0 : -ENOLINK;
 		}
 		if (!err) {
@@ -167,8 +173,8 @@ int main(int argc, char **argv)
 		} else {
 			refused++;
 		}
-		now_refusing = err != 0 && cookie_fleet_reserved(&fleet) <=
-			       COOKIE_SEQ_OF(__atomic_load_n(&st.next, __ATOMIC_SEQ_CST));
+		now_refusing = err != 0 && (mark.moving || cookie_fleet_reserved(&fleet) <=
+			       COOKIE_SEQ_OF(__atomic_load_n(&st->next, __ATOMIC_SEQ_CST)));
 		if (!err)
 			now_refusing = 0;
 		if (now_refusing != refusing && (now_refusing || !err)) {
@@ -178,7 +184,15 @@ int main(int argc, char **argv)
 				printf("serving\n");
 			refusing = now_refusing;
 		}
-		cookie_mark_headroom(&mark);	/* cookie-gend's tick */
+		/* cookie-gend's tick: a move to another id (a fresh counter), then headroom. */
+		if (cookie_mark_move(&mark) == 1) {
+			st = st == &counters[0] ? &counters[1] : &counters[0];
+			memset(st, 0, sizeof(*st));
+			cookie_mark_recover(&mark, st, 0);
+			printf("moved to node %u above %llu\nnode %u\n", mark.node,
+			       (unsigned long long)mark.store.highwater, mark.node);
+		}
+		cookie_mark_headroom(&mark);
 		nanosleep(&pace, NULL);
 	}
 	cookie_fleet_stop(&fleet);
