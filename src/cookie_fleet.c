@@ -129,6 +129,18 @@ static void value_dir(const struct etcd_kv *kv, char *out, size_t n)
 		snprintf(out, n, "%.*s", (int)strcspn(d + 5, " \n"), d + 5);
 }
 
+/*
+ * Is @kv, a claim, this state directory's own (an earlier start's, or this daemon's under a
+ * lease it lost)? We hold the directory's lock, so no other daemon uses it.
+ */
+static bool our_claim(struct cookie_fleet *f, const struct etcd_kv *kv)
+{
+	char dir[24];
+
+	value_dir(kv, dir, sizeof(dir));
+	return f->dir_id[0] && !strcmp(dir, f->dir_id);
+}
+
 /* The ids taken now (a bitmap of FLEET_ID_MAX + 1); *n how many in [lo, hi], -1 if not all read. */
 static int taken_ids(struct cookie_fleet *f, unsigned char *taken, long *n)
 {
@@ -297,7 +309,7 @@ int cookie_fleet_claim(struct cookie_fleet *f, long fixed, bool from_dir, const 
 			char dir[24];
 
 			value_dir(&holder, dir, sizeof(dir));
-			if (from_dir && dir_id && !strcmp(dir, dir_id)) {
+			if (from_dir && our_claim(f, &holder)) {
 				/*
 				 * Our own state directory's claim, and we hold its lock: the daemon
 				 * that made it is gone. Free the id now instead of waiting a TTL.
@@ -647,6 +659,9 @@ static void reclaim(struct cookie_fleet *f, double now)
 	f->lease = 0;
 	err = grant(f);
 	if (!err)
+		err = try_claim(f, &holder);
+	/* Still under a lease of ours that etcd had not expired yet: give it back, try again. */
+	if (!err && our_claim(f, &holder) && !etcd_revoke(&f->etcd, holder.lease))
 		err = try_claim(f, &holder);
 	if (!err) {
 		if (!f->lost_logged)

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -381,6 +382,24 @@ int cookie_pins_attach(struct cookie_pins *p)
  * Its lock is free once it is gone: then take its pid out. The lock is held only for
  * this check; a follower starting meanwhile retries (src/cookie.c).
  */
+/*
+ * What STATS and the metrics count as totals goes on from the old counter's (before the new
+ * programs run: what the old ones count meanwhile is lost, never counted twice).
+ */
+static void carry_counts(struct cookie_state *to, const struct cookie_state *from)
+{
+	static const size_t counts[] = {
+		offsetof(struct cookie_state, fork_cookies), offsetof(struct cookie_state, tpgen_cookies),
+		offsetof(struct cookie_state, denied), offsetof(struct cookie_state, batches),
+		offsetof(struct cookie_state, events_lost), offsetof(struct cookie_state, room_requests),
+	};
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		__atomic_fetch_add((__u64 *)((char *)to + counts[i]),
+				   __atomic_load_n((const __u64 *)((const char *)from + counts[i]),
+						   __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}
+
 int cookie_pins_renew(struct cookie_pins *p)
 {
 	struct cookie_pins old = *p;
@@ -390,11 +409,13 @@ int cookie_pins_renew(struct cookie_pins *p)
 	p->skel = NULL;
 	p->st = NULL;
 	err = cookie_pins_setup(p);
-	if (err)
+	if (err) {
 		p->log(LOG_ERR, "cannot load a fresh counter for the new node id: %s",
 		       util_bpf_load_hint(err));
-	else
+	} else {
+		carry_counts(p->st, old.st);
 		err = cookie_pins_attach(p);	/* logs */
+	}
 	if (err) {
 		if (p->st)
 			munmap(p->st, p->map_len);
