@@ -382,8 +382,9 @@ static void lose(struct cookie_fleet *f, const char *why)
 	rate = __atomic_load_n(&f->rate, __ATOMIC_RELAXED);
 
 	f->log(LOG_ERR, "lost the claim of node id %u: %s; serving the %" PRIu64 " cookies "
-	       "reserved (about %.0f s at %" PRIu64 "/s), then refusing draws until it is "
-	       "claimed again", f->node, why, left, rate ? (double)left / rate : 0.0, rate);
+	       "reserved (about %.0f s at %" PRIu64 "/s), then refusing draws until it, or a "
+	       "free id if another holder has it, is claimed", f->node, why, left,
+	       rate ? (double)left / rate : 0.0, rate);
 }
 
 /*

@@ -144,8 +144,12 @@ static int reuse_or_pin_map(struct cookie_pins *p, struct bpf_map *map, const ch
 	int fd = bpf_obj_get(pin_path(path, sizeof(path), name)), same, err;
 
 	if (fd >= 0) {
-		/* A counter being replaced (cookie_pins_renew(), other_node()) is never reused. */
-		same = p->fresh && !strcmp(name, "state") ? 0 : same_layout(fd, map, &info);
+		/*
+		 * A counter being replaced (cookie_pins_renew(), other_node()) is never reused,
+		 * nor the per-CPU batches taken from it: every cookie drawn after is the new one's.
+		 */
+		same = p->fresh && (!strcmp(name, "state") || !strcmp(name, "batch")) ? 0 :
+		       same_layout(fd, map, &info);
 		if (same == 1) {
 			err = bpf_map__reuse_fd(map, fd);
 			close(fd);
@@ -162,7 +166,7 @@ static int reuse_or_pin_map(struct cookie_pins *p, struct bpf_map *map, const ch
 		 */
 		if (unlink(path))
 			return -errno;
-		if (strcmp(name, "state"))
+		if (strcmp(name, "state") && !p->fresh)
 			p->log(LOG_INFO, "replacing %s: an older layout", path);
 	}
 	return bpf_map__set_pin_path(map, path);

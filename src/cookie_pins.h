@@ -57,9 +57,9 @@ int cookie_pins_attach(struct cookie_pins *p);
 /*
  * --etcd moved to another node id: replace the counter by a fresh one, pinned as "state"
  * (zero: it gives nothing until cookie_mark_recover() starts it), and the programs by ones
- * that draw from it (their links replaced, new first). The other maps are kept: task
- * cookies, the events and their follower, and the per-CPU batches, whose cookies were
- * taken below the old counter's limit and may still be handed out. The old counter is
+ * that draw from it (their links replaced, new first), with fresh per-CPU batches too, so
+ * that every cookie drawn after is the new node's. The other maps are kept: task cookies,
+ * the events and their follower. The old counter is
  * left as it is, unpinned, to whatever still maps it (a fast-path client, a program
  * running now): its limit is never raised again, so it gives nothing beyond what was
  * reserved for the old node (its drawers get -EAGAIN, as at any limit, and reopen the pin).
