@@ -89,7 +89,8 @@ static const char doc[] =
 "       cookie-gend --uninstall\n"
 "       cookie-gend --raise-mark COOKIE [--state-dir DIR]\n"
 "       cookie-gend --etcd URL[,URL...] [--etcd-prefix P] [--etcd-ids LO-HI]\n"
-"                   [--etcd-ttl SECS] [--etcd-reserve N] [--etcd-wait SECS] ...\n"
+"                   [--etcd-ttl SECS] [--etcd-reserve N] [--etcd-wait SECS]\n"
+"                   [--etcd-move] ...\n"
 "\n"
 "Every new task gets a cookie at fork (kept in BPF task local storage);\n"
 "clients get ranges over the socket (GET N, PID P, STATS; one request per\n"
@@ -111,8 +112,11 @@ static const char doc[] =
 "Uniqueness rests on that txn alone, never on clocks or the lease's timing.\n"
 "etcd unreachable at start for --etcd-wait seconds (default 30): exit 75;\n"
 "while running: the reserved range is served, then draws are refused until\n"
-"etcd reserves again. The state directory's node held by another directory\n"
-"in etcd, or a P highwater/N that is not a mark: exit 78.\n"
+"etcd reserves again. An id another holder claimed while this daemon could\n"
+"not keep it: the daemon claims a free one of --etcd-ids and moves to it\n"
+"(state directory, counter, BPF). The state directory's node held by\n"
+"another directory at start (without --etcd-move), or a P highwater/N that\n"
+"is not a mark: exit 78.\n"
 "\n"
 "Maps and links are pinned under " COOKIE_PIN_DIR " and reused on\n"
 "restart; only one instance runs per machine. --uninstall detaches the\n"
@@ -154,7 +158,7 @@ static const char doc[] =
 
 enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL, OPT_NODE_ID, OPT_LISTEN,
        OPT_TEXTFILE, OPT_RATE, OPT_BURST, OPT_RAISE_MARK, OPT_ETCD, OPT_ETCD_PREFIX, OPT_ETCD_TTL,
-       OPT_ETCD_RESERVE, OPT_ETCD_WAIT, OPT_NODE_IDS };
+       OPT_ETCD_RESERVE, OPT_ETCD_WAIT, OPT_NODE_IDS, OPT_ETCD_MOVE };
 
 static const struct argp_option opts[] = {
 	{ "foreground", 'f', NULL, 0, "Stay in the foreground and log to stderr", 0 },
@@ -186,7 +190,10 @@ static const struct argp_option opts[] = {
 	{ "etcd-wait", OPT_ETCD_WAIT, "SECS", 0, "How long etcd may be unreachable at start\n"
 	  "(default 30; then exit 75)", 0 },
 	{ "etcd-ids", OPT_NODE_IDS, "LO-HI", 0, "The ids --etcd may claim for a new state\n"
-	  "directory (default 0-65535)", 0 },
+	  "directory or move to (default 0-65535)", 0 },
+	{ "etcd-move", OPT_ETCD_MOVE, NULL, 0, "At start too: move a state directory whose id\n"
+	  "another directory holds in etcd to a free\n"
+	  "id (default: exit 78)", 0 },
 	{ "verbose", 'v', NULL, 0, "Log more, including libbpf debug output", 0 },
 	{},
 };
@@ -280,6 +287,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (cli_parse_seconds(arg, &o->etcd.wait) || o->etcd.wait > 86400)
 			cli_usage_error("cookie-gend", "invalid --etcd-wait '%s': seconds, 0 to 86400", arg);
 		break;
+	case OPT_ETCD_MOVE: o->etcd.move = true; break;
 	case OPT_NODE_IDS:
 		if (cookie_fleet_parse_ids(arg, &o->etcd.id_lo, &o->etcd.id_hi))
 			cli_usage_error("cookie-gend", "invalid --etcd-ids '%s': LO-HI, 0 <= LO <= HI <= 65535",

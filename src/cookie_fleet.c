@@ -319,11 +319,20 @@ int cookie_fleet_claim(struct cookie_fleet *f, long fixed, bool from_dir, const 
 				err = etcd_revoke(&f->etcd, holder.lease);
 				if (!err)
 					continue;
+			} else if (from_dir && strcmp(dir, "new") && dir[0] && f->c.move) {
+				/* --etcd-move: a free id, which the caller moves the directory to. */
+				f->log(LOG_WARNING, "the state directory is node %ld's, but etcd's %s is "
+				       "held by another state directory (%s): claiming a free id of "
+				       "%u-%u to move to (--etcd-move)", fixed, f->node_key,
+				       holder.value, f->c.id_lo, f->c.id_hi);
+				fixed = -1;
+				continue;
 			} else if (from_dir && strcmp(dir, "new") && dir[0]) {
 				f->log(LOG_ERR, "the state directory is node %ld's, but etcd's %s is held "
 				       "by another state directory (%s): two machines have this "
 				       "directory's node id; move this directory away to claim a new "
-				       "id, or stop the other machine", fixed, f->node_key, holder.value);
+				       "id, or stop the other machine (or start with --etcd-move to "
+				       "move it to a free id)", fixed, f->node_key, holder.value);
 				return FLEET_EXIT_CONFIG;
 			} else if (!waited_logged) {
 				f->log(LOG_NOTICE, "node id %ld is held (%s = %s): waiting up to %g s for "

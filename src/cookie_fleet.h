@@ -66,7 +66,9 @@ struct cookie_fleet_conf {
 	int64_t ttl;			/* seconds */
 	uint64_t reserve;		/* sequences per txn */
 	double wait;			/* seconds, at start */
-	unsigned int id_lo, id_hi;	/* ids a new state directory may claim */
+	unsigned int id_lo, id_hi;	/* ids a new state directory (or a move) may claim */
+	bool move;			/* --etcd-move: at start too, a directory's id held by
+					 * another directory is moved from, not refused (78) */
 };
 
 /* What STATS, the metrics and the tests read (cookie_fleet_snapshot()). */
@@ -124,7 +126,9 @@ int cookie_fleet_open(struct cookie_fleet *f, const struct cookie_fleet_conf *c)
  * f->node is the id, f->etcd_hw its mark in etcd. Else the exit status, logged:
  * FLEET_EXIT_TEMPFAIL (etcd unreachable, every id taken, or @fixed still held by a claim
  * that may be ours), FLEET_EXIT_CONFIG (@fixed from the directory is held by another state
- * directory, or highwater/N is not a mark).
+ * directory, or highwater/N is not a mark). With c.move, @fixed from the directory held by
+ * another state directory is not refused: a free id is claimed instead (f->node differs
+ * from @fixed then), and the caller moves the directory to it (cookie_mark_open_fleet()).
  */
 int cookie_fleet_claim(struct cookie_fleet *f, long fixed, bool from_dir, const char *dir_id);
 

@@ -158,6 +158,30 @@ static int open_mark(struct cookie_mark *m, const char *dir)
 	return err < 0 ? -err : 0;
 }
 
+/*
+ * A move's two writes, in their order (cookie_mark_move() says why): the mark, raised to
+ * @hw if that is higher, then the node file. 0 (logged), or a negative errno with *what
+ * the file that could not be written.
+ */
+static int move_files(struct cookie_mark *m, unsigned int from, unsigned int node, uint64_t hw,
+		      const char **what)
+{
+	int err = 0;
+
+	*what = COOKIE_HIGHWATER_FILE;
+	if (hw > m->store.highwater)
+		err = cookie_store_write_mark(&m->store, hw);
+	if (err)
+		return err;
+	*what = COOKIE_NODE_FILE;
+	err = cookie_store_move_node(&m->store, node);
+	if (!err)
+		m->log(LOG_NOTICE, "%s moved from node %u to node %u: mark %llu (the higher of its own "
+		       "and etcd's %llu, written before the node file)", m->store.dir, from, node,
+		       (unsigned long long)m->store.highwater, (unsigned long long)hw);
+	return err;
+}
+
 int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node)
 {
 	return open_mark(m, dir) ?: finish_open(m, dir, want_node);
@@ -187,6 +211,17 @@ int cookie_mark_open_fleet(struct cookie_mark *m, const char *dir, long want_nod
 	err = cookie_fleet_claim(f, from_dir ? (long)node : want_node, from_dir, id_hex[0] ? id_hex : NULL);
 	if (err)
 		return err;
+	/* --etcd-move: the directory's id is another directory's, a free one was claimed. */
+	if (from_dir && f->node != node) {
+		const char *what;
+
+		err = move_files(m, node, f->node, f->etcd_hw, &what);
+		if (err) {
+			m->log(LOG_ERR, "cannot move %s to node %u: writing %s: %s", dir, f->node, what,
+			       strerror(-err));
+			return 1;
+		}
+	}
 	err = finish_open(m, dir, f->node);
 	if (err)
 		return err;
@@ -314,22 +349,17 @@ int cookie_mark_extend(struct cookie_mark *m, __u64 need)
 
 int cookie_mark_move(struct cookie_mark *m)
 {
-	unsigned int from = m->node, node;
-	const char *what = COOKIE_HIGHWATER_FILE;
+	const char *what;
+	unsigned int node;
 	uint64_t hw;
-	int err = 0;
+	int err;
 
 	if (!m->fleet || !cookie_fleet_moving(m->fleet, &node, &hw))
 		return 0;
 	m->moving = true;
 	if (m->move_err && clock_now() < m->move_retry_at)
 		return m->move_err;
-	if (hw > m->store.highwater)
-		err = cookie_store_write_mark(&m->store, hw);
-	if (!err) {
-		what = COOKIE_NODE_FILE;
-		err = cookie_store_move_node(&m->store, node);
-	}
+	err = move_files(m, m->node, node, hw, &what);
 	if (err) {
 		if (err != m->move_err)
 			m->log(LOG_ERR, "cannot move %s to node %u: writing %s: %s; draws stay refused, "
@@ -341,9 +371,6 @@ int cookie_mark_move(struct cookie_mark *m)
 	m->move_err = 0;
 	m->node = node;
 	m->node_base = COOKIE_NODE_BASE(node);
-	m->log(LOG_NOTICE, "%s moved from node %u to node %u: mark %llu (the higher of its own and "
-	       "etcd's %llu, written before the node file)", m->store.dir, from, node,
-	       (unsigned long long)m->store.highwater, (unsigned long long)hw);
 	cookie_fleet_moved(m->fleet, node, m->store.highwater);
 	return 1;
 }

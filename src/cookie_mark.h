@@ -70,9 +70,11 @@ int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node);
 /*
  * cookie_mark_open() with the node id claimed from etcd through @f (cookie_fleet_open()ed):
  * the directory's node file, else @want_node (--node-id), else any free id, is claimed; a
- * first start then writes the claimed id as its node; the higher of the directory's mark
- * and etcd's wins; the first range is reserved in etcd. From then on the mark's limit stays
- * below @f's reservation. The exit status as cookie_mark_open()'s, or cookie_fleet_claim()'s.
+ * first start then writes the claimed id as its node (with --etcd-move, a directory whose
+ * id another directory holds is moved to the free id claimed instead, in cookie_mark_move()'s
+ * order); the higher of the directory's mark and etcd's wins; the first range is reserved in
+ * etcd. From then on the mark's limit stays below @f's reservation. The exit status as
+ * cookie_mark_open()'s, or cookie_fleet_claim()'s.
  */
 int cookie_mark_open_fleet(struct cookie_mark *m, const char *dir, long want_node,
 			   struct cookie_fleet *f);

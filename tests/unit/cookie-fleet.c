@@ -10,7 +10,7 @@
  * it served, to --out as "FIRST N" lines (write(2): a SIGKILL loses none).
  *
  *   cookie-fleet --etcd URLS --state-dir DIR --out FILE [--node-id N] [--etcd-ids LO-HI]
- *                [--prefix P] [--ttl S] [--reserve N] [--wait S] [--chunk N]
+ *                [--prefix P] [--ttl S] [--reserve N] [--wait S] [--chunk N] [--etcd-move]
  *
  * stdout, one line per change: "node N" once claimed, "serving", "refusing: WHY", "moved to
  * node N above H" when its id was taken and it moved to another (H: the new id's mark in
@@ -66,7 +66,8 @@ static void no_status(const char *msg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: cookie-fleet --etcd URLS --state-dir DIR --out FILE [--node-id N] "
-		"[--etcd-ids LO-HI] [--prefix P] [--ttl S] [--reserve N] [--wait S] [--chunk N]\n");
+		"[--etcd-ids LO-HI] [--prefix P] [--ttl S] [--reserve N] [--wait S] [--chunk N] "
+		"[--etcd-move]\n");
 	exit(2);
 }
 
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
 		{ "etcd", 1, NULL, 'e' }, { "state-dir", 1, NULL, 'd' }, { "out", 1, NULL, 'o' },
 		{ "node-id", 1, NULL, 'n' }, { "etcd-ids", 1, NULL, 'I' }, { "prefix", 1, NULL, 'p' },
 		{ "ttl", 1, NULL, 't' }, { "reserve", 1, NULL, 'r' }, { "wait", 1, NULL, 'w' },
-		{ "chunk", 1, NULL, 'c' }, {},
+		{ "chunk", 1, NULL, 'c' }, { "etcd-move", 0, NULL, 'M' }, {},
 	};
 	struct cookie_fleet_conf conf = {
 		.prefix = FLEET_PREFIX_DEFAULT, .ttl = FLEET_TTL_DEFAULT, .reserve = FLEET_RESERVE_DEFAULT,
@@ -122,6 +123,7 @@ int main(int argc, char **argv)
 				usage();
 			conf.wait = v;
 			break;
+		case 'M': conf.move = true; break;
 		case 'c':
 			if (cookie_fleet_parse_u64(optarg, 1, COOKIE_DRAW_MAX, &chunk))
 				usage();

@@ -6,7 +6,8 @@
 # successor serves above it; a paused one whose id was taken serves only what it had
 # reserved, then claims a free id and moves to it, serving above that id's mark; one member down changes nothing, two (no quorum) stop new ranges
 # until they are back; bad URLs, garbage keys and marks changed by hand get their documented
-# exit statuses. Every cookie served by every claimer is kept: none may repeat.
+# exit statuses; a directory whose id another holds is refused at start (78), or moved to a
+# free id with --etcd-move. Every cookie served by every claimer is kept: none may repeat.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/etcd.sh"
 
@@ -248,6 +249,22 @@ grep -q 'held by another state directory' "$T/a.err"
 ok $? "... saying two machines have this directory's node id"
 claimer_run a --node-id 7 --wait 5
 is "$?" 78 "a's directory with --node-id 7: exit 78"
+# With --etcd-move the same start moves a's directory to a free id instead.
+k=$(ranges a)
+claimer a --etcd-move
+wait_until 120 "a to claim an id" eval "[ \$(grep -c '^node ' $T/a.log) -ge 2 ]"
+nm=$(node_of a)
+[ -n "$nm" ] && [ "$nm" != "$na" ]
+ok $? "a restarted with --etcd-move: node $nm, not $na"
+grep -q "held by another state directory .*: claiming a free id of 0-65535 to move to (--etcd-move)" "$T/a.err" &&
+	grep -q "moved from node $na to node $nm: mark" "$T/a.err"
+ok $? "... saying why and what it wrote: $(grep -o "moved from node $na.*" "$T/a.err")"
+is "$(cat "$T/a.d/node")" "$nm" "a's state directory names node $nm"
+serves_on a
+ok $? "... and serves"
+tail -n +$((k + 1)) "$T/a.out" >"$T/a.moved"
+is "$($R nodes "$T/a.moved")" "$nm" "what it serves now is node $nm's"
+stop_claimer a
 
 for n in "${!CPID[@]}"; do stop_claimer "$n"; done
 is "$($R dups "$T"/*.out | cut -d' ' -f1-2)" "0 duplicates" \
