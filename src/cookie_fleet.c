@@ -698,11 +698,11 @@ static void reclaim(struct cookie_fleet *f, double now)
 			       "etcd is %" PRIu64 ": reserving above it", f->node, f->claim_rev,
 			       f->etcd_hw);
 		else
-			f->log(LOG_NOTICE, "claimed node id %u in place of %u, which another holder has "
-			       "(%s, revision %" PRId64 ", lease %" PRIx64 "); its mark in etcd is %"
+			f->log(LOG_NOTICE, "claimed node id %u (%s, revision %" PRId64 ", lease %" PRIx64
+			       ") in place of %u, which another holder has; its mark in etcd is %"
 			       PRIu64 ": moving the state directory and the counter to node %u, "
-			       "then reserving above that mark", f->node, own, f->node_key,
-			       f->claim_rev, f->lease, f->etcd_hw, f->node);
+			       "then reserving above that mark", f->node, f->node_key, f->claim_rev,
+			       f->lease, own, f->etcd_hw, f->node);
 		return;
 	}
 	if (f->lease)

@@ -62,7 +62,8 @@ int cookie_pins_attach(struct cookie_pins *p);
  * the events and their follower. The old counter is
  * left as it is, unpinned, to whatever still maps it (a fast-path client, a program
  * running now): its limit is never raised again, so it gives nothing beyond what was
- * reserved for the old node (its drawers get -EAGAIN, as at any limit, and reopen the pin).
+ * reserved for the old node (then its drawers get -EAGAIN, as at any limit, for good: they
+ * reopen the pin).
  * 0, or a negative errno (logged) with @p as it was; call again.
  */
 int cookie_pins_renew(struct cookie_pins *p);
