@@ -506,13 +506,21 @@ int cookie_fleet_reserve_first(struct cookie_fleet *f, uint64_t local_mark)
 	}
 }
 
-/* A claim of another id than the one the caller serves, not yet moved to. */
+/*
+ * A claim the caller has not moved to yet: of another id than the one it serves, or of
+ * the same one claimed again above what the caller had reserved (f->restart). Under mu.
+ */
+static bool move_waits(const struct cookie_fleet *f)
+{
+	return f->claimed && (f->node != f->serving || f->restart);
+}
+
 static bool move_pending(struct cookie_fleet *f)
 {
 	bool pending;
 
 	pthread_mutex_lock(&f->mu);
-	pending = f->claimed && f->node != f->serving;
+	pending = move_waits(f);
 	pthread_mutex_unlock(&f->mu);
 	return pending;
 }
@@ -522,7 +530,7 @@ int cookie_fleet_moving(struct cookie_fleet *f, unsigned int *node, uint64_t *hw
 	int pending;
 
 	pthread_mutex_lock(&f->mu);
-	pending = f->claimed && f->node != f->serving;
+	pending = move_waits(f);
 	if (pending) {
 		*node = f->node;
 		*hw = f->etcd_hw;
@@ -541,6 +549,8 @@ void cookie_fleet_moved(struct cookie_fleet *f, unsigned int node, uint64_t loca
 	__atomic_store_n(&f->rate, 0, __ATOMIC_RELAXED);
 	f->rate_t = 0;
 	f->serving = node;
+	if (f->node == node)
+		f->restart = false;
 	f->moves++;
 	/* The higher mark wins, as at start (claimed again meanwhile: that claim's mark counts). */
 	if (f->node == node && local_mark > f->etcd_hw)
@@ -690,10 +700,24 @@ static void reclaim(struct cookie_fleet *f, double now)
 		f->claims++;
 		f->last_ka_ok = now;
 		f->next_ka = now + f->lease_ttl / 3.0;
+		/*
+		 * Our own id again, but its mark in etcd above what we had reserved: another
+		 * holder served it meanwhile, from our last mark up. The counter may have taken
+		 * values there that it refused (a draw crossing the limit burns them), and a
+		 * drawer that took one may check it against any later limit: only a fresh
+		 * counter above that mark is safe, as for another id (cookie_fleet_moving()).
+		 */
+		f->restart = f->node == own && f->node == f->serving &&
+			     f->etcd_hw > cookie_fleet_reserved(f);
 		pthread_mutex_unlock(&f->mu);
 		__atomic_store_n(&f->suspect, false, __ATOMIC_RELAXED);
 		f->lost_logged = false;
-		if (f->node == own)
+		if (f->node == own && f->restart)
+			f->log(LOG_NOTICE, "claimed node id %u again (revision %" PRId64 "); its mark in "
+			       "etcd is %" PRIu64 ", above the %" PRIu64 " reserved here (another holder "
+			       "served it meanwhile): a fresh counter starts above that mark", f->node,
+			       f->claim_rev, f->etcd_hw, cookie_fleet_reserved(f));
+		else if (f->node == own)
 			f->log(LOG_NOTICE, "claimed node id %u again (revision %" PRId64 "); its mark in "
 			       "etcd is %" PRIu64 ": reserving above it", f->node, f->claim_rev,
 			       f->etcd_hw);

@@ -97,6 +97,7 @@ struct cookie_fleet {
 	 * taken by another holder, a free one claimed). Ranges are reserved only for it.
 	 */
 	unsigned int serving;
+	bool restart;			/* serving claimed again, above its reservation */
 	bool running, stop, claimed, hw_bad, lost_logged, ka_logged, txn_logged, suspect;
 	bool all_taken_logged;
 	int64_t lease, lease_ttl, claim_rev, hw_mod;
@@ -159,8 +160,9 @@ void cookie_fleet_want(struct cookie_fleet *f, uint64_t seq);
 
 /*
  * A lost claim whose id another holder took is followed by a claim of a free id of
- * c.id_lo..c.id_hi (the thread's, the procedure of a start without an id). The caller then
- * moves to it, in this order: cookie_fleet_moving() gives the id and etcd's mark for it
+ * c.id_lo..c.id_hi (the thread's, the procedure of a start without an id); one of our own
+ * id again whose mark in etcd is above what we had reserved (another holder served it
+ * meanwhile) is a move to the same id. The caller then moves to it, in this order: cookie_fleet_moving() gives the id and etcd's mark for it
  * (1; 0 when no move waits); the caller moves its state directory (cookie_mark_move());
  * cookie_fleet_moved() says it serves @node now from a counter that gives nothing yet,
  * its directory's mark @local_mark; the caller then starts a fresh counter of @node

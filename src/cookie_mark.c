@@ -160,8 +160,9 @@ static int open_mark(struct cookie_mark *m, const char *dir)
 
 /*
  * A move's two writes, in their order (cookie_mark_move() says why): the mark, raised to
- * @hw if that is higher, then the node file. 0 (logged), or a negative errno with *what
- * the file that could not be written.
+ * @hw if that is higher, then the node file (none when the id stays: a counter restarted
+ * above another holder's mark). 0 (logged), or a negative errno with *what the file that
+ * could not be written.
  */
 static int move_files(struct cookie_mark *m, unsigned int from, unsigned int node, uint64_t hw,
 		      const char **what)
@@ -173,6 +174,12 @@ static int move_files(struct cookie_mark *m, unsigned int from, unsigned int nod
 		err = cookie_store_write_mark(&m->store, hw);
 	if (err)
 		return err;
+	if (from == node) {
+		m->log(LOG_NOTICE, "%s stays node %u, its mark now %llu (the higher of its own and "
+		       "etcd's %llu)", m->store.dir, node, (unsigned long long)m->store.highwater,
+		       (unsigned long long)hw);
+		return 0;
+	}
 	*what = COOKIE_NODE_FILE;
 	err = cookie_store_move_node(&m->store, node);
 	if (!err)

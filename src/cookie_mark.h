@@ -107,7 +107,9 @@ int cookie_mark_extend(struct cookie_mark *m, __u64 need);
 /*
  * --etcd: when this node id's claim was lost to another holder and the fleet claimed @node
  * in its place, whose mark in etcd is @hw (cookie_fleet_moving()), move the state directory
- * to @node, in the order that leaves every state a crash can leave covered:
+ * to @node, in the order that leaves every state a crash can leave covered (@node may be
+ * the same id, claimed again above another holder's mark: then only the mark is written,
+ * and the counter is replaced all the same):
  *   1. the mark, raised to the higher of the directory's and @hw (a mark is never lowered):
  *      valid then for the old node (only higher) and for @node (at or above every sequence
  *      of @node any holder reserved before our claim);

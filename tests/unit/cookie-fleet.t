@@ -151,6 +151,33 @@ ok $? "... above every cookie y served as node $nf"
 stop_claimer b
 ok $? "b stops cleanly"
 
+# The same with no free id to move to: p may claim only 62002. It refuses while p2 holds
+# it, and claims it back above p2's cookies once p2 is gone.
+claimer p --etcd-ids 62002-62002
+wait_until 120 "p to claim node 62002" has_line p '^node 62002' log && serves_on p
+ok $? "p claimed node 62002 and serves"
+kill -STOP "${CPID[p]}"
+wait_until 120 "paused p's claim to expire" key_gone "${P}node/62002"
+claimer p2 --node-id 62002
+wait_until 120 "p2 to claim node 62002" has_line p2 '^node ' log && serves_on p2
+ok $? "p paused past its lease, p2 claimed node 62002 and serves"
+kill -CONT "${CPID[p]}"
+wait_until 120 "p to find no id to move to" has_line p 'every node id from 62002 to 62002 is claimed' err
+ok $? "p resumed: no free id of its --etcd-ids, it says so: $(grep -o 'every node id from 62002 .*claimed' "$T/p.err")"
+wait_until 60 "p to refuse" eval "tail -n1 $T/p.log | grep -q '^refusing'"
+ok $? "... and refuses: $(tail -n1 "$T/p.log")"
+k=$(ranges p)
+serves_on p2
+is "$(ranges p)" "$k" "p serves nothing while p2 holds its id"
+stop_claimer p2
+wait_until 120 "p to claim node 62002 again" has_line p 'claimed node id 62002 again' err && serves_on p
+ok $? "p2 gone: p claimed node 62002 again and serves"
+is "$($R nodes "$T/p.out")" 62002 "p's cookies are all node 62002's"
+tail -n +$((k + 1)) "$T/p.out" >"$T/p.again"
+bigger "$($R min "$T/p.again")" "$($R max "$T/p2.out")"
+ok $? "... those since above every cookie p2 served"
+stop_claimer p
+
 # 4. etcd members killed: one changes nothing; two (no quorum) end reservations until back.
 etcd_stop_member 1
 serves_on c d e

@@ -299,6 +299,21 @@ static void test_move(void)
 	ASSERT_EQ(cookie_mark_move(&m), 1, "moved on to node 11, etcd's mark 12");
 	ASSERT_EQ_U64(m.store.highwater, 5000000000ULL + 1000, "the directory's mark (as far as node 9 was reserved) stays, higher");
 	ASSERT_EQ_U64(f.etcd_hw, m.store.highwater, "and the fleet reserves above it");
+
+	/* Its own id claimed back above another holder's mark: the mark only, the same id. */
+	fleet_claimed_9(&f, 6000000000ULL);
+	f.node = 11;
+	f.serving = 11;
+	f.restart = true;
+	ASSERT_EQ(cookie_mark_move(&m), 1, "node 11 claimed back, etcd's mark 6e9: a move to itself");
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "11\n", "the node file stays 11");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "6000000000\n", "the mark is raised to etcd's");
+	ASSERT_STRSTR(logged, "stays node 11, its mark now 6000000000", "logged");
+	ASSERT_TRUE(!f.restart, "the fleet reserves for node 11 again");
+	ASSERT_EQ_U64(f.reserved, 0, "from 0");
+	memset(&fresh, 0, sizeof(fresh));
+	ASSERT_EQ(cookie_mark_recover(&m, &fresh, 0), 0, "a fresh counter");
+	ASSERT_EQ_U64(fresh.next, (11ULL << 48) + 6000000000ULL, "starts at etcd's mark");
 	cookie_store_close(&m.store);
 	pthread_mutex_destroy(&f.mu);
 	pthread_cond_destroy(&f.cv);
