@@ -433,7 +433,7 @@ static int run(const struct gend_opts *o, struct daemon *d, struct cookie_server
 	int err;
 
 	d->pins = (struct cookie_pins){ .global = o->global, .tpgen = o->tpgen, .owner = d->mark.id,
-					.node = d->mark.node, .replace_other_node = d->mark.fleet,
+					.node = d->mark.node, .replace_stale = d->mark.fleet,
 					.log = daemon_log };
 	/* An older layout's counter is covered by the mark on disk before its pin goes. */
 	err = cookie_pins_probe(&d->pins) ?: cookie_mark_cover(&d->mark, d->pins.old_floor);

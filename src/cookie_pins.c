@@ -94,22 +94,37 @@ static int old_state(struct cookie_pins *p, int fd, const struct bpf_map_info *i
 }
 
 /*
- * --etcd: our counter, but of another node than the directory's: a move cut short after the
- * directory's node file was written (cookie_mark_move()). It is replaced by a fresh one, as
- * cookie_pins_renew() would have; the old one's limit stays where it was.
+ * --etcd: our counter, but one that must not go on (replaced by a fresh one, as
+ * cookie_pins_renew() would have; the old one's limit stays where it was):
+ *  - of another node than the directory's: a move cut short after the directory's node
+ *    file was written (cookie_mark_move());
+ *  - past its limit: refused draws burned values above it, and a drawer may still hold
+ *    one (a fast-path client paused between its fetch-add and its read of the limit).
+ *    Another holder may have served those values while this daemon was down (its id
+ *    taken, then given back), and the drawer would check its value against the limit
+ *    this start raises above them.
  */
-static void other_node(struct cookie_pins *p, int fd)
+static void stale_counter(struct cookie_pins *p, int fd)
 {
 	struct cookie_state st = {};
 	__u32 zero = 0;
 
-	if (bpf_map_lookup_elem(fd, &zero, &st) || st.owner != p->owner || st.node == p->node)
+	if (bpf_map_lookup_elem(fd, &zero, &st) || st.owner != p->owner)
 		return;
-	p->fresh = true;
-	p->log(LOG_NOTICE, "the counter pinned in " COOKIE_PIN_DIR " is node %llu's, the state "
-	       "directory node %u's (a move to another id was cut short): a fresh counter "
-	       "replaces it; the old one's limit stays where it was", (unsigned long long)st.node,
-	       p->node);
+	if (st.node != p->node) {
+		p->fresh = true;
+		p->log(LOG_NOTICE, "the counter pinned in " COOKIE_PIN_DIR " is node %llu's, the "
+		       "state directory node %u's (a move to another id was cut short): a fresh "
+		       "counter replaces it; the old one's limit stays where it was",
+		       (unsigned long long)st.node, p->node);
+	} else if (st.next > st.limit) {
+		p->fresh = true;
+		p->log(LOG_NOTICE, "the counter pinned in " COOKIE_PIN_DIR " is past its limit "
+		       "(next %llu, limit %llu: refused draws took values another holder of node "
+		       "%u may have served since): a fresh counter replaces it; the old one's limit "
+		       "stays where it was", (unsigned long long)st.next,
+		       (unsigned long long)st.limit, p->node);
+	}
 }
 
 int cookie_pins_probe(struct cookie_pins *p)
@@ -130,8 +145,8 @@ int cookie_pins_probe(struct cookie_pins *p)
 		   info.value_size != sizeof(struct cookie_state) || info.max_entries != 1 ||
 		   info.map_flags != BPF_F_MMAPABLE) {
 		err = old_state(p, fd, &info);
-	} else if (p->replace_other_node) {
-		other_node(p, fd);
+	} else if (p->replace_stale) {
+		stale_counter(p, fd);
 	}
 	close(fd);
 	return err;
@@ -145,7 +160,7 @@ static int reuse_or_pin_map(struct cookie_pins *p, struct bpf_map *map, const ch
 
 	if (fd >= 0) {
 		/*
-		 * A counter being replaced (cookie_pins_renew(), other_node()) is never reused,
+		 * A counter being replaced (cookie_pins_renew(), stale_counter()) is never reused,
 		 * nor the per-CPU batches taken from it: every cookie drawn after is the new one's.
 		 */
 		same = p->fresh && (!strcmp(name, "state") || !strcmp(name, "batch")) ? 0 :

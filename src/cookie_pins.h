@@ -23,12 +23,14 @@ struct cookie_pins {
 	uint64_t owner;		/* the state directory's id, recorded in the state map */
 	unsigned int node;	/* the state directory's node id */
 	/*
-	 * --etcd: a pinned counter of ours but of another node than the directory's (a move to
-	 * another id, cookie_mark_move(), cut short by a crash) is replaced by a fresh one
-	 * instead of refused. Without --etcd nothing vouches for the directory's mark in the
-	 * new node (a node file edited by hand), so cookie_mark_recover() refuses it.
+	 * --etcd: a pinned counter of ours that must not go on is replaced by a fresh one: of
+	 * another node than the directory's (a move to another id, cookie_mark_move(), cut
+	 * short by a crash), or past its limit (values refused draws burned, which another
+	 * holder may have served while this daemon was down). Without --etcd there is no other
+	 * holder, and nothing vouches for the directory's mark in another node (a node file
+	 * edited by hand), so cookie_mark_recover() refuses that one.
 	 */
-	bool replace_other_node;
+	bool replace_stale;
 	void (*log)(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	/* What it gives: the skeleton, the mmapped counter, what an older layout's could have given. */
 	struct cookie_bpf *skel;
