@@ -322,8 +322,15 @@ static int attach_or_keep(struct cookie_pins *p, struct bpf_program *prog, const
 		bpf_link__destroy(link);
 		return err;
 	}
-	bpf_link__disconnect(link);	/* the pin keeps it attached after we exit */
+	/*
+	 * The pin keeps it attached after we exit. A disconnected link's fd is left open by
+	 * bpf_link__destroy(): close it, or this process holds the link, and a later
+	 * replacement of the pin (cookie_pins_renew()) would leave it attached beside the new.
+	 */
+	fd = bpf_link__fd(link);
+	bpf_link__disconnect(link);
 	bpf_link__destroy(link);
+	close(fd);
 	return 0;
 }
 
