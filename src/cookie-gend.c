@@ -367,7 +367,7 @@ static void move_node(struct daemon *d)
 	cookie_mark_recover(&d->mark, d->pins.st, 0);	/* a fresh counter of ours: no refusal */
 	daemon_log(LOG_NOTICE, "serving node %u now: draws over the socket, the fast path and BPF "
 		   "take cookies from %llu on, as etcd reserves them", d->mark.node,
-		   (unsigned long long)(d->mark.node_base + d->mark.store.highwater));
+		   (unsigned long long)__atomic_load_n(&d->pins.st->next, __ATOMIC_RELAXED));
 }
 
 static void ops_tick(void *arg)
