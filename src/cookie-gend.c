@@ -41,6 +41,7 @@
 #include "metrics_export.h"
 #include "bpf_util.h"
 #include "cli.h"
+#include "clock.h"
 
 #define INSTANCE_LOCK		"/run/bareatom/cookie-gend.lock"
 
@@ -71,6 +72,9 @@ struct daemon {
 	struct cookie_pins pins;	/* the BPF side: the counter, task storage */
 	struct cookie_mark mark;	/* the state directory, the node, the mark */
 	struct cookie_fleet fleet;	/* --etcd: the claim and the reservations */
+	struct cookie_server *server;	/* its task storage fd follows the pins' */
+	bool renewing;			/* a move to another id: the counter is still to replace */
+	double renew_at;		/* CLOCK_MONOTONIC: the next try after a failed one */
 };
 
 const char *argp_program_version = "cookie-gend (bareatom) 0.1";
@@ -85,7 +89,8 @@ static const char doc[] =
 "       cookie-gend --uninstall\n"
 "       cookie-gend --raise-mark COOKIE [--state-dir DIR]\n"
 "       cookie-gend --etcd URL[,URL...] [--etcd-prefix P] [--etcd-ids LO-HI]\n"
-"                   [--etcd-ttl SECS] [--etcd-reserve N] [--etcd-wait SECS] ...\n"
+"                   [--etcd-ttl SECS] [--etcd-reserve N] [--etcd-wait SECS]\n"
+"                   [--etcd-move] ...\n"
 "\n"
 "Every new task gets a cookie at fork (kept in BPF task local storage);\n"
 "clients get ranges over the socket (GET N, PID P, STATS; one request per\n"
@@ -107,8 +112,11 @@ static const char doc[] =
 "Uniqueness rests on that txn alone, never on clocks or the lease's timing.\n"
 "etcd unreachable at start for --etcd-wait seconds (default 30): exit 75;\n"
 "while running: the reserved range is served, then draws are refused until\n"
-"etcd reserves again. The state directory's node held by another directory\n"
-"in etcd, or a P highwater/N that is not a mark: exit 78.\n"
+"etcd reserves again. An id another holder claimed while this daemon could\n"
+"not keep it: the daemon claims a free one of --etcd-ids and moves to it\n"
+"(state directory, counter, BPF). The state directory's node held by\n"
+"another directory at start (without --etcd-move), or a P highwater/N that\n"
+"is not a mark: exit 78.\n"
 "\n"
 "Maps and links are pinned under " COOKIE_PIN_DIR " and reused on\n"
 "restart; only one instance runs per machine. --uninstall detaches the\n"
@@ -150,7 +158,7 @@ static const char doc[] =
 
 enum { OPT_STATE = 256, OPT_SOCKET, OPT_TPGEN, OPT_GLOBAL, OPT_UNINSTALL, OPT_NODE_ID, OPT_LISTEN,
        OPT_TEXTFILE, OPT_RATE, OPT_BURST, OPT_RAISE_MARK, OPT_ETCD, OPT_ETCD_PREFIX, OPT_ETCD_TTL,
-       OPT_ETCD_RESERVE, OPT_ETCD_WAIT, OPT_NODE_IDS };
+       OPT_ETCD_RESERVE, OPT_ETCD_WAIT, OPT_NODE_IDS, OPT_ETCD_MOVE };
 
 static const struct argp_option opts[] = {
 	{ "foreground", 'f', NULL, 0, "Stay in the foreground and log to stderr", 0 },
@@ -182,7 +190,10 @@ static const struct argp_option opts[] = {
 	{ "etcd-wait", OPT_ETCD_WAIT, "SECS", 0, "How long etcd may be unreachable at start\n"
 	  "(default 30; then exit 75)", 0 },
 	{ "etcd-ids", OPT_NODE_IDS, "LO-HI", 0, "The ids --etcd may claim for a new state\n"
-	  "directory (default 0-65535)", 0 },
+	  "directory or move to (default 0-65535)", 0 },
+	{ "etcd-move", OPT_ETCD_MOVE, NULL, 0, "At start too: move a state directory whose id\n"
+	  "another directory holds in etcd to a free\n"
+	  "id (default: exit 78)", 0 },
 	{ "verbose", 'v', NULL, 0, "Log more, including libbpf debug output", 0 },
 	{},
 };
@@ -276,6 +287,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (cli_parse_seconds(arg, &o->etcd.wait) || o->etcd.wait > 86400)
 			cli_usage_error("cookie-gend", "invalid --etcd-wait '%s': seconds, 0 to 86400", arg);
 		break;
+	case OPT_ETCD_MOVE: o->etcd.move = true; break;
 	case OPT_NODE_IDS:
 		if (cookie_fleet_parse_ids(arg, &o->etcd.id_lo, &o->etcd.id_hi))
 			cli_usage_error("cookie-gend", "invalid --etcd-ids '%s': LO-HI, 0 <= LO <= HI <= 65535",
@@ -326,10 +338,44 @@ static int ops_draw(void *arg, __u64 n, __u64 *first)
 	return cookie_mark_draw(&d->mark, n, first);
 }
 
+/*
+ * --etcd: the fleet claimed another id in place of ours, taken by another holder
+ * (cookie_fleet.h). Move to it, in this order: the state directory (its mark, then its node
+ * file: cookie_mark_move() says why that order survives a crash) and with it the fleet's
+ * reservation, from 0 for the new id; a fresh counter, pinned for BPF and the fast path, the old one left
+ * with its limit (cookie_pins_renew()), so that whatever drawer still holds it gets nothing
+ * beyond what was reserved for the old id; then the counter started above the new id's
+ * marks (cookie_mark_recover()). A step that fails is tried again on a later tick; draws
+ * past the old counter's limit are refused meanwhile.
+ */
+static void move_node(struct daemon *d)
+{
+	if (!d->renewing) {
+		if (cookie_mark_move(&d->mark) != 1)
+			return;
+		d->pins.node = d->mark.node;
+		d->renewing = true;
+	}
+	if (clock_now() < d->renew_at)
+		return;
+	if (cookie_pins_renew(&d->pins)) {
+		d->renew_at = clock_now() + 1.0;
+		return;
+	}
+	d->server->task_fd = d->pins.task_fd;
+	d->renewing = false;
+	cookie_mark_recover(&d->mark, d->pins.st, 0);	/* a fresh counter of ours: no refusal */
+	daemon_log(LOG_NOTICE, "serving node %u now: draws over the socket, the fast path and BPF "
+		   "take cookies from %llu on, as etcd reserves them", d->mark.node,
+		   (unsigned long long)__atomic_load_n(&d->pins.st->next, __ATOMIC_RELAXED));
+}
+
 static void ops_tick(void *arg)
 {
 	struct daemon *d = arg;
 
+	if (d->mark.fleet)
+		move_node(d);
 	cookie_mark_headroom(&d->mark);
 	cookie_pins_clear_dead_follower(&d->pins);
 }
@@ -357,14 +403,19 @@ static void ops_snapshot(void *arg, struct cookie_gend_snapshot *g)
 	};
 	if (d->mark.fleet) {
 		struct cookie_fleet_stats f;
-		__u64 next_seq = g->next - COOKIE_NODE_BASE(g->node);
+		__u64 next_seq = COOKIE_SEQ_OF(g->next);
 
 		cookie_fleet_snapshot(d->mark.fleet, &f);
 		g->etcd = true;
 		g->etcd_claimed = f.claimed;
 		g->etcd_claim_rev = f.claim_rev;
-		/* What may still be served without etcd: from the counter up to the reservation. */
-		g->etcd_reserved_left = f.reserved > next_seq ? f.reserved - next_seq : 0;
+		/*
+		 * What may still be served without etcd: from the counter up to the reservation
+		 * (none while a move leaves a counter of the old node).
+		 */
+		g->etcd_reserved_left = f.reserved > next_seq && COOKIE_NODE_OF(g->next) == g->node &&
+					!d->mark.moving ? f.reserved - next_seq : 0;
+		g->etcd_moves = f.moves;
 		g->etcd_keepalive_failures = f.keepalive_failures;
 		g->etcd_txn_failures = f.txn_failures;
 		g->etcd_without_claim = f.without_claim;
@@ -382,6 +433,7 @@ static int run(const struct gend_opts *o, struct daemon *d, struct cookie_server
 	int err;
 
 	d->pins = (struct cookie_pins){ .global = o->global, .tpgen = o->tpgen, .owner = d->mark.id,
+					.node = d->mark.node, .replace_stale = d->mark.fleet,
 					.log = daemon_log };
 	/* An older layout's counter is covered by the mark on disk before its pin goes. */
 	err = cookie_pins_probe(&d->pins) ?: cookie_mark_cover(&d->mark, d->pins.old_floor);
@@ -479,6 +531,7 @@ int main(int argc, char **argv)
 		return err;
 	/* Before anything is loaded too: an address that cannot be had changes nothing. */
 	server = (struct cookie_server){ .socket = o.socket, .ops = &ops };
+	d.server = &server;
 	if (metrics_export_open(&mx, "cookie-gend", o.listen, o.textfile, o.interval,
 				cookie_metrics_render, &server))
 		return 1;

@@ -129,6 +129,18 @@ static void value_dir(const struct etcd_kv *kv, char *out, size_t n)
 		snprintf(out, n, "%.*s", (int)strcspn(d + 5, " \n"), d + 5);
 }
 
+/*
+ * Is @kv, a claim, this state directory's own (an earlier start's, or this daemon's under a
+ * lease it lost)? We hold the directory's lock, so no other daemon uses it.
+ */
+static bool our_claim(struct cookie_fleet *f, const struct etcd_kv *kv)
+{
+	char dir[24];
+
+	value_dir(kv, dir, sizeof(dir));
+	return f->dir_id[0] && !strcmp(dir, f->dir_id);
+}
+
 /* The ids taken now (a bitmap of FLEET_ID_MAX + 1); *n how many in [lo, hi], -1 if not all read. */
 static int taken_ids(struct cookie_fleet *f, unsigned char *taken, long *n)
 {
@@ -173,6 +185,33 @@ static long pick_id(struct cookie_fleet *f, const unsigned char *taken)
 			return id;
 	}
 	return -1;
+}
+
+/*
+ * A free id of [c.id_lo, c.id_hi] other than @skip (-1: none), from a random start: 0 with
+ * *id, -ENOSPC when every one is taken, or etcd's negative errno.
+ */
+static int free_id(struct cookie_fleet *f, long skip, long *id)
+{
+	static unsigned char taken[FLEET_ID_MAX + 1];
+	long n;
+	int err;
+
+	memset(taken, 0, sizeof(taken));
+	err = taken_ids(f, taken, &n);
+	if (err)
+		return err;
+	if (skip >= 0)
+		taken[skip] = 1;
+	*id = pick_id(f, taken);
+	return *id < 0 ? -ENOSPC : 0;
+}
+
+static void log_all_taken(struct cookie_fleet *f, int prio)
+{
+	f->log(prio, "every node id from %u to %u is claimed under %snode/ in etcd: no id for this "
+	       "machine (ids come free when their holders' leases expire; see etcdctl get --prefix "
+	       "%snode/)", f->c.id_lo, f->c.id_hi, f->c.prefix, f->c.prefix);
 }
 
 /*
@@ -226,7 +265,6 @@ static int grant(struct cookie_fleet *f)
 
 int cookie_fleet_claim(struct cookie_fleet *f, long fixed, bool from_dir, const char *dir_id)
 {
-	static unsigned char taken[FLEET_ID_MAX + 1];
 	double start = clock_now(), backoff = 0, sent;
 	bool waited_logged = false;
 	int err;
@@ -242,16 +280,9 @@ int cookie_fleet_claim(struct cookie_fleet *f, long fixed, bool from_dir, const 
 			if (fixed >= 0) {
 				id = fixed;
 			} else {
-				long n;
-
-				memset(taken, 0, sizeof(taken));
-				err = taken_ids(f, taken, &n);
-				id = err ? -1 : pick_id(f, taken);
-				if (!err && id < 0) {
-					f->log(LOG_ERR, "every node id from %u to %u is claimed under %snode/ "
-					       "in etcd: no id for this machine (ids come free when their "
-					       "holders' leases expire; see etcdctl get --prefix %snode/)",
-					       f->c.id_lo, f->c.id_hi, f->c.prefix, f->c.prefix);
+				err = free_id(f, -1, &id);
+				if (err == -ENOSPC) {
+					log_all_taken(f, LOG_ERR);
 					return FLEET_EXIT_TEMPFAIL;
 				}
 			}
@@ -267,6 +298,7 @@ int cookie_fleet_claim(struct cookie_fleet *f, long fixed, bool from_dir, const 
 		if (err == 1) {
 			f->claimed = true;
 			f->claims++;
+			f->serving = f->node;
 			f->last_ka_ok = sent;
 			f->log(LOG_INFO, "claimed node id %u in etcd (%s, revision %" PRId64 ", lease %"
 			       PRIx64 " of %" PRId64 " s); its mark there is %" PRIu64, f->node, f->node_key,
@@ -277,7 +309,7 @@ int cookie_fleet_claim(struct cookie_fleet *f, long fixed, bool from_dir, const 
 			char dir[24];
 
 			value_dir(&holder, dir, sizeof(dir));
-			if (from_dir && dir_id && !strcmp(dir, dir_id)) {
+			if (from_dir && our_claim(f, &holder)) {
 				/*
 				 * Our own state directory's claim, and we hold its lock: the daemon
 				 * that made it is gone. Free the id now instead of waiting a TTL.
@@ -287,11 +319,20 @@ int cookie_fleet_claim(struct cookie_fleet *f, long fixed, bool from_dir, const 
 				err = etcd_revoke(&f->etcd, holder.lease);
 				if (!err)
 					continue;
+			} else if (from_dir && strcmp(dir, "new") && dir[0] && f->c.move) {
+				/* --etcd-move: a free id, which the caller moves the directory to. */
+				f->log(LOG_WARNING, "the state directory is node %ld's, but etcd's %s is "
+				       "held by another state directory (%s): claiming a free id of "
+				       "%u-%u to move to (--etcd-move)", fixed, f->node_key,
+				       holder.value, f->c.id_lo, f->c.id_hi);
+				fixed = -1;
+				continue;
 			} else if (from_dir && strcmp(dir, "new") && dir[0]) {
 				f->log(LOG_ERR, "the state directory is node %ld's, but etcd's %s is held "
 				       "by another state directory (%s): two machines have this "
 				       "directory's node id; move this directory away to claim a new "
-				       "id, or stop the other machine", fixed, f->node_key, holder.value);
+				       "id, or stop the other machine (or start with --etcd-move to "
+				       "move it to a free id)", fixed, f->node_key, holder.value);
 				return FLEET_EXIT_CONFIG;
 			} else if (!waited_logged) {
 				f->log(LOG_NOTICE, "node id %ld is held (%s = %s): waiting up to %g s for "
@@ -350,8 +391,9 @@ static void lose(struct cookie_fleet *f, const char *why)
 	rate = __atomic_load_n(&f->rate, __ATOMIC_RELAXED);
 
 	f->log(LOG_ERR, "lost the claim of node id %u: %s; serving the %" PRIu64 " cookies "
-	       "reserved (about %.0f s at %" PRIu64 "/s), then refusing draws until it is "
-	       "claimed again", f->node, why, left, rate ? (double)left / rate : 0.0, rate);
+	       "reserved (about %.0f s at %" PRIu64 "/s), then refusing draws until it, or a "
+	       "free id if another holder has it, is claimed", f->node, why, left,
+	       rate ? (double)left / rate : 0.0, rate);
 }
 
 /*
@@ -464,6 +506,59 @@ int cookie_fleet_reserve_first(struct cookie_fleet *f, uint64_t local_mark)
 	}
 }
 
+/*
+ * A claim the caller has not moved to yet: of another id than the one it serves, or of
+ * the same one claimed again above what the caller had reserved (f->restart). Under mu.
+ */
+static bool move_waits(const struct cookie_fleet *f)
+{
+	return f->claimed && (f->node != f->serving || f->restart);
+}
+
+static bool move_pending(struct cookie_fleet *f)
+{
+	bool pending;
+
+	pthread_mutex_lock(&f->mu);
+	pending = move_waits(f);
+	pthread_mutex_unlock(&f->mu);
+	return pending;
+}
+
+int cookie_fleet_moving(struct cookie_fleet *f, unsigned int *node, uint64_t *hw)
+{
+	int pending;
+
+	pthread_mutex_lock(&f->mu);
+	pending = move_waits(f);
+	if (pending) {
+		*node = f->node;
+		*hw = f->etcd_hw;
+	}
+	pthread_mutex_unlock(&f->mu);
+	return pending;
+}
+
+void cookie_fleet_moved(struct cookie_fleet *f, unsigned int node, uint64_t local_mark)
+{
+	pthread_mutex_lock(&f->mu);
+	/* The old id's reservation says nothing about the new one's: from 0, above the marks. */
+	__atomic_store_n(&f->reserved, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->want, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->rate_seq, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->rate, 0, __ATOMIC_RELAXED);
+	f->rate_t = 0;
+	f->serving = node;
+	if (f->node == node)
+		f->restart = false;
+	f->moves++;
+	/* The higher mark wins, as at start (claimed again meanwhile: that claim's mark counts). */
+	if (f->node == node && local_mark > f->etcd_hw)
+		f->etcd_hw = local_mark;
+	pthread_cond_signal(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+}
+
 void cookie_fleet_want(struct cookie_fleet *f, uint64_t seq)
 {
 	uint64_t target = seq;
@@ -492,6 +587,8 @@ const char *cookie_fleet_why(struct cookie_fleet *f)
 {
 	if (!__atomic_load_n(&f->claimed, __ATOMIC_RELAXED))
 		return "the claim of this node id in etcd is lost";
+	if (move_pending(f))
+		return "moving to another node id, claimed in etcd in place of this one";
 	if (__atomic_load_n(&f->suspect, __ATOMIC_RELAXED))
 		return "etcd does not answer the lease keepalives";
 	if (__atomic_load_n(&f->hw_bad, __ATOMIC_RELAXED))
@@ -505,7 +602,7 @@ void cookie_fleet_snapshot(struct cookie_fleet *f, struct cookie_fleet_stats *s)
 	*s = (struct cookie_fleet_stats){
 		.node = f->node, .claimed = f->claimed, .claim_rev = f->claim_rev, .lease = f->lease,
 		.reserved = cookie_fleet_reserved(f), .keepalive_failures = f->keepalive_failures,
-		.txn_failures = f->txn_failures, .claims = f->claims,
+		.txn_failures = f->txn_failures, .claims = f->claims, .moves = f->moves,
 		.without_claim = f->claimed ? 0 : clock_now() - f->lost_since,
 	};
 	pthread_mutex_unlock(&f->mu);
@@ -541,34 +638,102 @@ static void keepalive(struct cookie_fleet *f, double now)
 	f->ka_logged = true;
 }
 
-/* Claim our id again (a new lease): only ours, the state directory keeps it. */
+/*
+ * Our id is held by another holder: claim a free one of --etcd-ids with f->lease, the
+ * procedure of a start without an id. 1 claimed (f->node is the new id), 0 lost a race
+ * for it (tried again at the next retry), -ENOSPC every id taken, or a negative errno.
+ */
+static int claim_free(struct cookie_fleet *f)
+{
+	struct etcd_kv holder;
+	unsigned int own = f->node;
+	long id;
+	int err = free_id(f, own, &id);
+
+	if (err)
+		return err;
+	pthread_mutex_lock(&f->mu);
+	set_node(f, id);
+	pthread_mutex_unlock(&f->mu);
+	err = try_claim(f, &holder);
+	if (err != 1) {
+		pthread_mutex_lock(&f->mu);
+		set_node(f, own);
+		pthread_mutex_unlock(&f->mu);
+	}
+	return err;
+}
+
+/*
+ * Claim an id again (a new lease): our own first, the state directory names it; when another
+ * holder has it, a free one, which the caller then moves to (cookie_fleet_moving()): what
+ * was reserved for the old id may still be served, nothing above it, and the new id's
+ * ranges are reserved above its mark in etcd, read by the claim's txn.
+ */
 static void reclaim(struct cookie_fleet *f, double now)
 {
 	struct etcd_kv holder;
+	unsigned int own = f->node;
 	int err;
 
 	f->lease = 0;
 	err = grant(f);
 	if (!err)
 		err = try_claim(f, &holder);
+	/* Still under a lease of ours that etcd had not expired yet: give it back, try again. */
+	if (!err && our_claim(f, &holder) && !etcd_revoke(&f->etcd, holder.lease))
+		err = try_claim(f, &holder);
+	if (!err) {
+		if (!f->lost_logged)
+			f->log(LOG_WARNING, "node id %u is held by another holder now (%s = %s): "
+			       "claiming a free id of %u-%u instead", own, f->node_key, holder.value,
+			       f->c.id_lo, f->c.id_hi);
+		f->lost_logged = true;
+		err = claim_free(f);
+		if (err == -ENOSPC && !f->all_taken_logged)
+			log_all_taken(f, LOG_WARNING);
+		f->all_taken_logged = err == -ENOSPC;
+	}
 	if (err == 1) {
 		pthread_mutex_lock(&f->mu);
 		f->claimed = true;
 		f->claims++;
 		f->last_ka_ok = now;
 		f->next_ka = now + f->lease_ttl / 3.0;
+		/*
+		 * Our own id again, but its mark in etcd above what we had reserved: another
+		 * holder served it meanwhile, from our last mark up. The counter may have taken
+		 * values there that it refused (a draw crossing the limit burns them), and a
+		 * drawer that took one may check it against any later limit: only a fresh
+		 * counter above that mark is safe, as for another id (cookie_fleet_moving()).
+		 */
+		f->restart = f->node == own && f->node == f->serving &&
+			     f->etcd_hw > cookie_fleet_reserved(f);
 		pthread_mutex_unlock(&f->mu);
 		__atomic_store_n(&f->suspect, false, __ATOMIC_RELAXED);
 		f->lost_logged = false;
-		f->log(LOG_NOTICE, "claimed node id %u again (revision %" PRId64 "); its mark in etcd "
-		       "is %" PRIu64 ": reserving above it", f->node, f->claim_rev, f->etcd_hw);
+		if (f->node == own && f->restart)
+			f->log(LOG_NOTICE, "claimed node id %u again (revision %" PRId64 "); its mark in "
+			       "etcd is %" PRIu64 ", above the %" PRIu64 " reserved here (another holder "
+			       "served it meanwhile): a fresh counter starts above that mark", f->node,
+			       f->claim_rev, f->etcd_hw, cookie_fleet_reserved(f));
+		else if (f->node == own)
+			f->log(LOG_NOTICE, "claimed node id %u again (revision %" PRId64 "); its mark in "
+			       "etcd is %" PRIu64 ": reserving above it", f->node, f->claim_rev,
+			       f->etcd_hw);
+		else
+			f->log(LOG_NOTICE, "claimed node id %u (%s, revision %" PRId64 ", lease %" PRIx64
+			       ") in place of %u, which another holder has; its mark in etcd is %"
+			       PRIu64 ": moving the state directory and the counter to node %u, "
+			       "then reserving above that mark", f->node, f->node_key, f->claim_rev,
+			       f->lease, own, f->etcd_hw, f->node);
 		return;
 	}
 	if (f->lease)
 		etcd_revoke(&f->etcd, f->lease);	/* ours, unused */
-	if (!f->lost_logged)
-		f->log(LOG_WARNING, "cannot claim node id %u again: %s", f->node,
-		       err ? f->etcd.err : holder.value);
+	if (err && err != -ENOSPC && !f->lost_logged)
+		f->log(LOG_WARNING, "cannot claim node id %u again: %s", own,
+		       err == -EUCLEAN ? "the mark there is not one" : f->etcd.err);
 	f->lost_logged = true;
 }
 
@@ -603,8 +768,9 @@ static void *run(void *arg)
 
 			if (!f->claimed)
 				reclaim(f, now);
-			else if (!f->suspect && __atomic_load_n(&f->want, __ATOMIC_RELAXED) +
-				 f->c.reserve / 2 >= cookie_fleet_reserved(f))
+			else if (!f->suspect && !move_pending(f) &&
+				 __atomic_load_n(&f->want, __ATOMIC_RELAXED) + f->c.reserve / 2 >=
+				 cookie_fleet_reserved(f))
 				err = reserve(f, next_mark(f));
 			if (!f->claimed || (err && err != 1)) {
 				if (err && err != -ENOLINK && !f->txn_logged)

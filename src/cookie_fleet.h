@@ -24,8 +24,9 @@
  * Threads: the claim at start runs on the caller's thread (cookie_fleet_claim(),
  * cookie_fleet_reserve_first()); then one thread of its own keeps the lease alive and
  * reserves ahead of the counter, so etcd's latency or absence never blocks a draw. The
- * caller reads the reservation with cookie_fleet_reserved() (it only grows) and says how far
- * it wants to go with cookie_fleet_want().
+ * caller reads the reservation with cookie_fleet_reserved() (it only grows, but for a move
+ * to another id: cookie_fleet_moved()) and says how far it wants to go with
+ * cookie_fleet_want().
  */
 #ifndef __BAREATOM_COOKIE_FLEET_H
 #define __BAREATOM_COOKIE_FLEET_H
@@ -65,7 +66,9 @@ struct cookie_fleet_conf {
 	int64_t ttl;			/* seconds */
 	uint64_t reserve;		/* sequences per txn */
 	double wait;			/* seconds, at start */
-	unsigned int id_lo, id_hi;	/* ids a new state directory may claim */
+	unsigned int id_lo, id_hi;	/* ids a new state directory (or a move) may claim */
+	bool move;			/* --etcd-move: at start too, a directory's id held by
+					 * another directory is moved from, not refused (78) */
 };
 
 /* What STATS, the metrics and the tests read (cookie_fleet_snapshot()). */
@@ -75,6 +78,7 @@ struct cookie_fleet_stats {
 	int64_t claim_rev, lease;
 	uint64_t reserved;		/* sequences below this are reserved */
 	uint64_t keepalive_failures, txn_failures, claims;
+	uint64_t moves;			/* times the caller moved to another id (its own taken) */
 	double without_claim;		/* seconds since the claim was lost, 0 while held */
 };
 
@@ -83,17 +87,24 @@ struct cookie_fleet {
 	void (*log)(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	struct etcd etcd;		/* the caller's until cookie_fleet_start(), the thread's after */
 	char node_key[160], hw_key[160], value[ETCD_VALUE_MAX], dir_id[24];
-	unsigned int node;
+	unsigned int node;		/* the id claimed (or last claimed) in etcd */
 	/* The claim and the mark in etcd (mu). */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	pthread_t thread;
+	/*
+	 * The id the caller serves: node but while a move waits for the caller (its own id
+	 * taken by another holder, a free one claimed). Ranges are reserved only for it.
+	 */
+	unsigned int serving;
+	bool restart;			/* serving claimed again, above its reservation */
 	bool running, stop, claimed, hw_bad, lost_logged, ka_logged, txn_logged, suspect;
+	bool all_taken_logged;
 	int64_t lease, lease_ttl, claim_rev, hw_mod;
 	uint64_t etcd_hw;		/* highwater/N as last written or read */
 	double last_ka_ok;		/* CLOCK_MONOTONIC when the last good keepalive was sent */
 	double next_ka, retry_at, backoff, lost_since;
-	uint64_t keepalive_failures, txn_failures, claims;
+	uint64_t keepalive_failures, txn_failures, claims, moves;
 	/* Atomics: the reservation (only grows) and how far the counter wants to go. */
 	uint64_t reserved, want;
 	uint64_t rate;			/* cookies/s at the last cookie_fleet_want(), for the log */
@@ -116,7 +127,9 @@ int cookie_fleet_open(struct cookie_fleet *f, const struct cookie_fleet_conf *c)
  * f->node is the id, f->etcd_hw its mark in etcd. Else the exit status, logged:
  * FLEET_EXIT_TEMPFAIL (etcd unreachable, every id taken, or @fixed still held by a claim
  * that may be ours), FLEET_EXIT_CONFIG (@fixed from the directory is held by another state
- * directory, or highwater/N is not a mark).
+ * directory, or highwater/N is not a mark). With c.move, @fixed from the directory held by
+ * another state directory is not refused: a free id is claimed instead (f->node differs
+ * from @fixed then), and the caller moves the directory to it (cookie_mark_open_fleet()).
  */
 int cookie_fleet_claim(struct cookie_fleet *f, long fixed, bool from_dir, const char *dir_id);
 
@@ -144,6 +157,22 @@ static inline uint64_t cookie_fleet_reserved(struct cookie_fleet *f)
  * above it. Never blocks.
  */
 void cookie_fleet_want(struct cookie_fleet *f, uint64_t seq);
+
+/*
+ * A lost claim whose id another holder took is followed by a claim of a free id of
+ * c.id_lo..c.id_hi (the thread's, the procedure of a start without an id); one of our own
+ * id again whose mark in etcd is above what we had reserved (another holder served it
+ * meanwhile) is a move to the same id. The caller then moves to it, in this order: cookie_fleet_moving() gives the id and etcd's mark for it
+ * (1; 0 when no move waits); the caller moves its state directory (cookie_mark_move());
+ * cookie_fleet_moved() says it serves @node now from a counter that gives nothing yet,
+ * its directory's mark @local_mark; the caller then starts a fresh counter of @node
+ * (cookie_mark_recover()), whose limit follows cookie_fleet_reserved() as before. Until
+ * cookie_fleet_moved(), nothing is reserved for the new id and cookie_fleet_reserved() is
+ * still the old id's; from it on, the reservation is the new id's, from 0. Both from the
+ * caller's thread.
+ */
+int cookie_fleet_moving(struct cookie_fleet *f, unsigned int *node, uint64_t *hw);
+void cookie_fleet_moved(struct cookie_fleet *f, unsigned int node, uint64_t local_mark);
 
 /* Why draws are refused now, for the reply (a static string). */
 const char *cookie_fleet_why(struct cookie_fleet *f);

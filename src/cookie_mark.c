@@ -158,6 +158,37 @@ static int open_mark(struct cookie_mark *m, const char *dir)
 	return err < 0 ? -err : 0;
 }
 
+/*
+ * A move's two writes, in their order (cookie_mark_move() says why): the mark, raised to
+ * @hw if that is higher, then the node file (none when the id stays: a counter restarted
+ * above another holder's mark). 0 (logged), or a negative errno with *what the file that
+ * could not be written.
+ */
+static int move_files(struct cookie_mark *m, unsigned int from, unsigned int node, uint64_t hw,
+		      const char **what)
+{
+	int err = 0;
+
+	*what = COOKIE_HIGHWATER_FILE;
+	if (hw > m->store.highwater)
+		err = cookie_store_write_mark(&m->store, hw);
+	if (err)
+		return err;
+	if (from == node) {
+		m->log(LOG_NOTICE, "%s stays node %u, its mark now %llu (the higher of its own and "
+		       "etcd's %llu)", m->store.dir, node, (unsigned long long)m->store.highwater,
+		       (unsigned long long)hw);
+		return 0;
+	}
+	*what = COOKIE_NODE_FILE;
+	err = cookie_store_move_node(&m->store, node);
+	if (!err)
+		m->log(LOG_NOTICE, "%s moved from node %u to node %u: mark %llu (the higher of its own "
+		       "and etcd's %llu, written before the node file)", m->store.dir, from, node,
+		       (unsigned long long)m->store.highwater, (unsigned long long)hw);
+	return err;
+}
+
 int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node)
 {
 	return open_mark(m, dir) ?: finish_open(m, dir, want_node);
@@ -187,6 +218,17 @@ int cookie_mark_open_fleet(struct cookie_mark *m, const char *dir, long want_nod
 	err = cookie_fleet_claim(f, from_dir ? (long)node : want_node, from_dir, id_hex[0] ? id_hex : NULL);
 	if (err)
 		return err;
+	/* --etcd-move: the directory's id is another directory's, a free one was claimed. */
+	if (from_dir && f->node != node) {
+		const char *what;
+
+		err = move_files(m, node, f->node, f->etcd_hw, &what);
+		if (err) {
+			m->log(LOG_ERR, "cannot move %s to node %u: writing %s: %s", dir, f->node, what,
+			       strerror(-err));
+			return 1;
+		}
+	}
 	err = finish_open(m, dir, f->node);
 	if (err)
 		return err;
@@ -268,6 +310,8 @@ int cookie_mark_extend(struct cookie_mark *m, __u64 need)
 	__u64 base = need > next ? need : next, seq, target;
 	int err;
 
+	if (m->moving)
+		return -ENOLINK;	/* a counter being left: nothing above its limit */
 	/*
 	 * In the node's space the counter is at least node_base (recover put it there), so
 	 * one comparison catches the top of the space and anything outside it (seq wraps).
@@ -308,6 +352,34 @@ int cookie_mark_extend(struct cookie_mark *m, __u64 need)
 	m->extensions++;
 	m->log(LOG_DEBUG, "high-water mark now %llu (cookie %llu)", target, m->node_base + target);
 	return 0;
+}
+
+int cookie_mark_move(struct cookie_mark *m)
+{
+	const char *what;
+	unsigned int node;
+	uint64_t hw;
+	int err;
+
+	if (!m->fleet || !cookie_fleet_moving(m->fleet, &node, &hw))
+		return 0;
+	m->moving = true;
+	if (m->move_err && clock_now() < m->move_retry_at)
+		return m->move_err;
+	err = move_files(m, m->node, node, hw, &what);
+	if (err) {
+		if (err != m->move_err)
+			m->log(LOG_ERR, "cannot move %s to node %u: writing %s: %s; draws stay refused, "
+			       "retrying every second", m->store.dir, node, what, strerror(-err));
+		m->move_err = err;
+		m->move_retry_at = clock_now() + 1.0;
+		return err;
+	}
+	m->move_err = 0;
+	m->node = node;
+	m->node_base = COOKIE_NODE_BASE(node);
+	cookie_fleet_moved(m->fleet, node, m->store.highwater);
+	return 1;
 }
 
 void cookie_mark_headroom(struct cookie_mark *m)
@@ -384,6 +456,7 @@ int cookie_mark_recover(struct cookie_mark *m, struct cookie_state *st, __u64 fl
 	__u64 hw = m->node_base + m->store.highwater, cur, owner = 0, start = hw;
 
 	m->st = st;
+	m->moving = false;
 	if (!__atomic_compare_exchange_n(&st->owner, &owner, m->id, false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_SEQ_CST) && owner != m->id) {
 		m->log(LOG_ERR, "the maps pinned in " COOKIE_PIN_DIR " count for another state "
@@ -406,9 +479,14 @@ int cookie_mark_recover(struct cookie_mark *m, struct cookie_state *st, __u64 fl
 	while (cur < start &&
 	       !__atomic_compare_exchange_n(&st->next, &cur, start, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		;
-	/* A reused map may carry a limit from a mark we cannot see: never trust more than ours. */
+	/*
+	 * A reused map may carry a limit from a mark we cannot see: never trust more than ours.
+	 * A fresh map's limit (0) is below the node's space: put it at the mark too, so that
+	 * the limit is never below the mark's cookie (a move's fresh counter, whose first range
+	 * etcd has not reserved yet, is then refused at the mark, nothing written).
+	 */
 	cur = __atomic_load_n(&st->limit, __ATOMIC_SEQ_CST);
-	if (cur > hw)
+	if (cur > hw || cur < m->node_base)
 		__atomic_store_n(&st->limit, hw, __ATOMIC_SEQ_CST);
 	m->log(LOG_INFO, "node %u, high-water mark %llu, counter at %llu", m->node, hw,
 	       __atomic_load_n(&st->next, __ATOMIC_SEQ_CST));

@@ -12,6 +12,7 @@
 #ifndef __BAREATOM_COOKIE_MARK_H
 #define __BAREATOM_COOKIE_MARK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
 #include "cookie.h"
@@ -46,6 +47,13 @@ struct cookie_mark {
 	 */
 	struct cookie_fleet *fleet;
 	__u64 fleet_refused;
+	/*
+	 * --etcd moving to another node id (cookie_mark_move()): from the first write on, the
+	 * counter's limit is never raised again, until cookie_mark_recover() gets a fresh one.
+	 */
+	bool moving;
+	int move_err;
+	double move_retry_at;
 	/* Where it reports: the daemon's log and systemd's STATUS= line. */
 	void (*log)(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 	void (*status)(const char *msg);
@@ -62,9 +70,11 @@ int cookie_mark_open(struct cookie_mark *m, const char *dir, long want_node);
 /*
  * cookie_mark_open() with the node id claimed from etcd through @f (cookie_fleet_open()ed):
  * the directory's node file, else @want_node (--node-id), else any free id, is claimed; a
- * first start then writes the claimed id as its node; the higher of the directory's mark
- * and etcd's wins; the first range is reserved in etcd. From then on the mark's limit stays
- * below @f's reservation. The exit status as cookie_mark_open()'s, or cookie_fleet_claim()'s.
+ * first start then writes the claimed id as its node (with --etcd-move, a directory whose
+ * id another directory holds is moved to the free id claimed instead, in cookie_mark_move()'s
+ * order); the higher of the directory's mark and etcd's wins; the first range is reserved in
+ * etcd. From then on the mark's limit stays below @f's reservation. The exit status as
+ * cookie_mark_open()'s, or cookie_fleet_claim()'s.
  */
 int cookie_mark_open_fleet(struct cookie_mark *m, const char *dir, long want_node,
 			   struct cookie_fleet *f);
@@ -80,7 +90,8 @@ int cookie_mark_cover(struct cookie_mark *m, __u64 floor);
 /*
  * Start the counter @st above everything ever handed out: above the mark, and above @floor
  * (a whole cookie: what an older layout's counter could have given, 0 for none), then
- * reserve the first block. -EEXIST (logged) when @st counts for another state directory.
+ * reserve the first block. After cookie_mark_move(), @st is the fresh counter of the new
+ * node, and the move ends here. -EEXIST (logged) when @st counts for another state directory.
  */
 int cookie_mark_recover(struct cookie_mark *m, struct cookie_state *st, __u64 floor);
 
@@ -92,6 +103,28 @@ int cookie_mark_recover(struct cookie_mark *m, struct cookie_state *st, __u64 fl
  * @need is reserved there (the claim lost, etcd gone: cookie_fleet_why() says which).
  */
 int cookie_mark_extend(struct cookie_mark *m, __u64 need);
+
+/*
+ * --etcd: when this node id's claim was lost to another holder and the fleet claimed @node
+ * in its place, whose mark in etcd is @hw (cookie_fleet_moving()), move the state directory
+ * to @node, in the order that leaves every state a crash can leave covered (@node may be
+ * the same id, claimed again above another holder's mark: then only the mark is written,
+ * and the counter is replaced all the same):
+ *   1. the mark, raised to the higher of the directory's and @hw (a mark is never lowered):
+ *      valid then for the old node (only higher) and for @node (at or above every sequence
+ *      of @node any holder reserved before our claim);
+ *   2. the node file: @node (cookie_store_move_node()).
+ * A crash before 2 leaves the old node with a higher mark: a restart finds the old id
+ * held by another directory and exits 78, serving nothing. A crash after 2 leaves @node
+ * with a mark at or above etcd's at our claim; a restart claims @node (its directory's)
+ * and the higher of the two marks wins, as at every start. From the first call on, the
+ * counter is frozen: its limit is never raised again and draws past it are refused
+ * (-ENOLINK). Once moved, the fleet is told (cookie_fleet_moved(): it reserves for @node
+ * from then on) and 1 is returned: the caller gives cookie_mark_recover() a fresh counter,
+ * which ends the move. 0 when no move waits; a negative errno when a write failed (logged
+ * once; a call before a second has passed returns it again without writing).
+ */
+int cookie_mark_move(struct cookie_mark *m);
 
 /* Keep a block of headroom; a refused draw's need_room flag asks for it at once. */
 void cookie_mark_headroom(struct cookie_mark *m);

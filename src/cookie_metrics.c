@@ -89,6 +89,9 @@ void cookie_metrics_render(void *server, struct metrics *m)
 		metrics_double(m, NULL, 0, g.etcd_without_claim);
 		counter(m, "bareatom_cookie_etcd_refused", "Socket draws refused for want of a range "
 			"reserved in etcd.", g.etcd_refused);
+		counter(m, "bareatom_cookie_etcd_moves", "Moves to another node id (this daemon's "
+			"own taken by another holder), or to a fresh counter of its own id claimed "
+			"back after another holder's.", g.etcd_moves);
 	}
 	for (int k = 0; k < GET_BUCKETS; k++)
 		le[k] = (double)(1u << k);

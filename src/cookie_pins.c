@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -92,6 +93,40 @@ static int old_state(struct cookie_pins *p, int fd, const struct bpf_map_info *i
 	return 0;
 }
 
+/*
+ * --etcd: our counter, but one that must not go on (replaced by a fresh one, as
+ * cookie_pins_renew() would have; the old one's limit stays where it was):
+ *  - of another node than the directory's: a move cut short after the directory's node
+ *    file was written (cookie_mark_move());
+ *  - past its limit: refused draws burned values above it, and a drawer may still hold
+ *    one (a fast-path client paused between its fetch-add and its read of the limit).
+ *    Another holder may have served those values while this daemon was down (its id
+ *    taken, then given back), and the drawer would check its value against the limit
+ *    this start raises above them.
+ */
+static void stale_counter(struct cookie_pins *p, int fd)
+{
+	struct cookie_state st = {};
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(fd, &zero, &st) || st.owner != p->owner)
+		return;
+	if (st.node != p->node) {
+		p->fresh = true;
+		p->log(LOG_NOTICE, "the counter pinned in " COOKIE_PIN_DIR " is node %llu's, the "
+		       "state directory node %u's (a move to another id was cut short): a fresh "
+		       "counter replaces it; the old one's limit stays where it was",
+		       (unsigned long long)st.node, p->node);
+	} else if (st.next > st.limit) {
+		p->fresh = true;
+		p->log(LOG_NOTICE, "the counter pinned in " COOKIE_PIN_DIR " is past its limit "
+		       "(next %llu, limit %llu: refused draws took values another holder of node "
+		       "%u may have served since): a fresh counter replaces it; the old one's limit "
+		       "stays where it was", (unsigned long long)st.next,
+		       (unsigned long long)st.limit, p->node);
+	}
+}
+
 int cookie_pins_probe(struct cookie_pins *p)
 {
 	struct bpf_map_info info = {};
@@ -110,6 +145,8 @@ int cookie_pins_probe(struct cookie_pins *p)
 		   info.value_size != sizeof(struct cookie_state) || info.max_entries != 1 ||
 		   info.map_flags != BPF_F_MMAPABLE) {
 		err = old_state(p, fd, &info);
+	} else if (p->replace_stale) {
+		stale_counter(p, fd);
 	}
 	close(fd);
 	return err;
@@ -122,7 +159,12 @@ static int reuse_or_pin_map(struct cookie_pins *p, struct bpf_map *map, const ch
 	int fd = bpf_obj_get(pin_path(path, sizeof(path), name)), same, err;
 
 	if (fd >= 0) {
-		same = same_layout(fd, map, &info);
+		/*
+		 * A counter being replaced (cookie_pins_renew(), stale_counter()) is never reused,
+		 * nor the per-CPU batches taken from it: every cookie drawn after is the new one's.
+		 */
+		same = p->fresh && (!strcmp(name, "state") || !strcmp(name, "batch")) ? 0 :
+		       same_layout(fd, map, &info);
 		if (same == 1) {
 			err = bpf_map__reuse_fd(map, fd);
 			close(fd);
@@ -139,7 +181,7 @@ static int reuse_or_pin_map(struct cookie_pins *p, struct bpf_map *map, const ch
 		 */
 		if (unlink(path))
 			return -errno;
-		if (strcmp(name, "state"))
+		if (strcmp(name, "state") && !p->fresh)
 			p->log(LOG_INFO, "replacing %s: an older layout", path);
 	}
 	return bpf_map__set_pin_path(map, path);
@@ -280,8 +322,15 @@ static int attach_or_keep(struct cookie_pins *p, struct bpf_program *prog, const
 		bpf_link__destroy(link);
 		return err;
 	}
-	bpf_link__disconnect(link);	/* the pin keeps it attached after we exit */
+	/*
+	 * The pin keeps it attached after we exit. A disconnected link's fd is left open by
+	 * bpf_link__destroy(): close it, or this process holds the link, and a later
+	 * replacement of the pin (cookie_pins_renew()) would leave it attached beside the new.
+	 */
+	fd = bpf_link__fd(link);
+	bpf_link__disconnect(link);
 	bpf_link__destroy(link);
+	close(fd);
 	return 0;
 }
 
@@ -313,6 +362,7 @@ int cookie_pins_setup(struct cookie_pins *p)
 	err = cookie_bpf__load(p->skel);
 	if (err)
 		return err;
+	p->fresh = false;
 	p->state_fd = bpf_map__fd(p->skel->maps.state);
 	p->task_fd = bpf_map__fd(p->skel->maps.task_cookies);
 	if (bpf_obj_get_info_by_fd(p->state_fd, &info, &len))
@@ -358,6 +408,55 @@ int cookie_pins_attach(struct cookie_pins *p)
  * Its lock is free once it is gone: then take its pid out. The lock is held only for
  * this check; a follower starting meanwhile retries (src/cookie.c).
  */
+/*
+ * What STATS and the metrics count as totals goes on from the old counter's (before the new
+ * programs run: what the old ones count meanwhile is lost, never counted twice).
+ */
+static void carry_counts(struct cookie_state *to, const struct cookie_state *from)
+{
+	static const size_t counts[] = {
+		offsetof(struct cookie_state, fork_cookies), offsetof(struct cookie_state, tpgen_cookies),
+		offsetof(struct cookie_state, denied), offsetof(struct cookie_state, batches),
+		offsetof(struct cookie_state, events_lost), offsetof(struct cookie_state, room_requests),
+	};
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		__atomic_fetch_add((__u64 *)((char *)to + counts[i]),
+				   __atomic_load_n((const __u64 *)((const char *)from + counts[i]),
+						   __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}
+
+int cookie_pins_renew(struct cookie_pins *p)
+{
+	struct cookie_pins old = *p;
+	int err;
+
+	p->fresh = true;
+	p->skel = NULL;
+	p->st = NULL;
+	err = cookie_pins_setup(p);
+	if (err) {
+		p->log(LOG_ERR, "cannot load a fresh counter for the new node id: %s",
+		       util_bpf_load_hint(err));
+	} else {
+		carry_counts(p->st, old.st);
+		err = cookie_pins_attach(p);	/* logs */
+	}
+	if (err) {
+		if (p->st)
+			munmap(p->st, p->map_len);
+		cookie_bpf__destroy(p->skel);
+		*p = old;
+		return err;
+	}
+	/* The old counter: ours no more. Its pins went with setup's and attach's. */
+	munmap(old.st, old.map_len);
+	cookie_bpf__destroy(old.skel);
+	p->log(LOG_INFO, "a fresh counter is pinned as " COOKIE_PIN_DIR "/state, its programs "
+	       "attached; the old counter is left to whatever still maps it, its limit where it was");
+	return 0;
+}
+
 void cookie_pins_clear_dead_follower(struct cookie_pins *p)
 {
 	__u32 zero = 0, pid = 0, none = 0;

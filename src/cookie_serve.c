@@ -213,9 +213,9 @@ static void serve_stats(struct cookie_server *s, struct cookie_client *c)
 	if (g.etcd)
 		snprintf(etcd, sizeof(etcd), " etcd_claimed=%d etcd_claim_revision=%lld "
 			 "etcd_reserved_left=%llu etcd_keepalive_failures=%llu etcd_txn_failures=%llu "
-			 "etcd_without_claim=%.0f etcd_refused=%llu", g.etcd_claimed,
+			 "etcd_without_claim=%.0f etcd_refused=%llu etcd_moves=%llu", g.etcd_claimed,
 			 (long long)g.etcd_claim_rev, g.etcd_reserved_left, g.etcd_keepalive_failures,
-			 g.etcd_txn_failures, g.etcd_without_claim, g.etcd_refused);
+			 g.etcd_txn_failures, g.etcd_without_claim, g.etcd_refused, g.etcd_moves);
 	reply(c, "OK next=%llu limit=%llu highwater=%llu fork_cookies=%llu "
 	      "tpgen_cookies=%llu denied=%llu batches=%llu events_lost=%llu requests=%llu"
 	      " served=%llu errors=%llu clients=%d extensions=%llu"

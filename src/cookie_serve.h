@@ -58,6 +58,7 @@ struct cookie_gend_snapshot {
 	__u64 etcd_reserved_left;	/* cookies reserved in etcd above the counter */
 	__u64 etcd_keepalive_failures, etcd_txn_failures;
 	__u64 etcd_refused;		/* socket draws refused for want of a reserved range */
+	__u64 etcd_moves;		/* moves to another node id, the daemon's own taken */
 	double etcd_without_claim;	/* seconds since the claim was lost, 0 while held */
 };
 

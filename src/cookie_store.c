@@ -434,3 +434,14 @@ int cookie_store_node(struct cookie_store *s, long want, unsigned int *node, con
 	n = snprintf(buf, sizeof(buf), "%u\n", *node);
 	return write_durably(s, COOKIE_NODE_FILE, buf, n);
 }
+
+int cookie_store_move_node(struct cookie_store *s, unsigned int node)
+{
+	char buf[32];
+	int n;
+
+	if (node > COOKIE_NODE_MAX)
+		return -EINVAL;
+	n = snprintf(buf, sizeof(buf), "%u\n", node);
+	return write_durably(s, COOKIE_NODE_FILE, buf, n);
+}

@@ -5,7 +5,9 @@
  *   highwater   "H\n": every cookie ever handed out is below H (decimal, no sign, no blanks)
  *   id          "%016llx\n": random, non-zero; the pinned maps record it as their owner
  *   node        "N\n": the node id, 0 to 65535 (decimal, no sign, no leading zero), the top
- *               16 bits of every cookie; fixed once written. The mark counts within the node.
+ *               16 bits of every cookie; fixed once written, but for one writer: cookie-gend
+ *               --etcd moving to another id (cookie_store_move_node()). The mark counts
+ *               within the node.
  *
  * All are written the same way (write a temporary file, fsync it, rename it over the old one,
  * fsync the directory), so a crash leaves either the old content or the new, never a torn
@@ -98,6 +100,15 @@ int cookie_store_read_node(struct cookie_store *s, unsigned int *node, const cha
  * @want is not the directory's node (*node holds the directory's); or another negative errno.
  */
 int cookie_store_node(struct cookie_store *s, long want, unsigned int *node, const char **why);
+
+/*
+ * cookie-gend --etcd moving to another node id (its own was claimed by another holder while
+ * it could not keep it): write @node as the node file, durably, over the one there. The
+ * caller has made the mark valid for both nodes first (cookie_mark_move()), so a crash
+ * before or after this write leaves a directory whose mark covers what it names. 0, or a
+ * negative errno (the old node file stays).
+ */
+int cookie_store_move_node(struct cookie_store *s, unsigned int node);
 
 /* Parse an id file: exactly 16 lowercase hex digits and '\n', not all zero. 0 or -EUCLEAN. */
 int cookie_store_parse_id(const char *buf, size_t len, uint64_t *out);

@@ -10,6 +10,9 @@
  *  - the lock-free fast path (root: the pinned map is root-only): cookie_fast_open() maps
  *    the counter and cookie_fast_get() is one atomic fetch-add on it. It fails with -EAGAIN
  *    when the counter reached the durable high-water mark: ask the socket, which raises it.
+ *    A cookie-gend --etcd that moved to another node id pinned a fresh counter and left the
+ *    mapped one at its limit for good: a fast path that keeps failing while the socket
+ *    serves maps the new one with cookie_fast_close() and cookie_fast_open().
  */
 #ifndef __BAREATOM_LIBCOOKIE_H
 #define __BAREATOM_LIBCOOKIE_H

@@ -10,8 +10,10 @@
 #     three serve with distinct ids, and the one with the freed id serves above every cookie
 #     the dead one did;
 #   a guest paused (SIGSTOP of its QEMU) until its lease expired, its id claimed by a new
-#     guest, then resumed: it serves only below the mark it had reserved, then refuses, and
-#     the new holder serves only at or above that mark;
+#     guest, then resumed: it serves nothing of its old id above the mark it had reserved,
+#     claims the one free id and moves to it (state directory, counter, BPF), and serves
+#     above that id's mark and every cookie of it served before; the new holder of its old
+#     id serves only at or above the old mark;
 #   two of three members killed (no quorum): draws go on below the reserved marks, then are
 #     refused; quorum back: draws again;
 # and among every cookie every guest served: 0 duplicates. At most three guests exist at
@@ -77,17 +79,26 @@ stopped() {
 	wait_until 900 "guest $1's run-vm to end" gone "$1"
 	wait "${RUNVM[$1]}"
 }
-# ranges CMD FILE...: tests/unit/cookie-ranges.py on the cookies (one a line) in FILEs
+# ranges CMD [--node N] FILE...: tests/unit/cookie-ranges.py on the cookies (one a line) in
+# FILEs (of node N only)
 ranges() {
-	local cmd=$1
+	local cmd=$1 node=()
 	shift
-	python3 "$top/tests/unit/cookie-ranges.py" "$cmd" <(cat "$@" 2>/dev/null | awk 'NF { print $1, 1 }')
+	[ "$1" = --node ] && node=(--node "$2") && shift 2
+	python3 "$top/tests/unit/cookie-ranges.py" "$cmd" "${node[@]}" \
+		<(cat "$@" 2>/dev/null | awk 'NF { print $1, 1 }')
 }
-# mark NAME: remember how much it has drawn; since NAME: the cookies drawn after (socket, fast)
-mark() { wc -l <"$work/$1/socket" >"$work/$1.mark-socket"; wc -l <"$work/$1/fast" >"$work/$1.mark-fast"; }
+# mark NAME: remember how much it has drawn; since NAME: the cookies drawn after (socket,
+# fast path, fork)
+mark() {
+	local p
+	for p in socket fast fork; do
+		grep -c . "$work/$1/$p" >"$work/$1.mark-$p"
+	done
+}
 since() {
 	local p
-	for p in socket fast; do
+	for p in socket fast fork; do
 		tail -n +$(($(cat "$work/$1.mark-$p") + 1)) "$work/$1/$p"
 	done
 }
@@ -174,19 +185,35 @@ n5=${NODE[g5]}
 [ "$n5" = "$n2" ]
 ok $? "guest 5 claimed the paused guest's id ($n5) above its mark $P" "$(guest_log g5)"
 draw_each 20000 "20000 + 20000 + 100 cookies" g5
+# The one id of 1-3 neither guest 3 nor guest 5 holds (guest 4's, its lease gone with it):
+# where guest 2 must move. Its mark in etcd and the cookies of it served so far, now.
+nf=$(printf '%s\n' 1 2 3 | grep -vx -e "$n3" -e "$n5")
+wait_until 120 "node/$nf's lease to expire" key_gone "/bareatom/node/$nf"
+ok $? "node $nf is free: guest 2 may move there, above its mark $(hw "$nf")"
+Pf=$(hw "$nf")
+maxf=$(ranges max --node "$nf" "$work"/g*/{socket,fast,fork})
 kill -CONT "$(qemu_of g2)"
-ask g2 drain
+moved_to() { grep -q "serving node $2 now" "$work/$1/daemon.log"; }
+wait_until 900 "guest 2's daemon to move to node $nf" moved_to g2 "$nf"
+ok $? "guest 2 resumed: its id $n2 taken, it claimed node $nf and moved" "$(guest_log g2)"
+diag "$(grep -e 'lost the claim' -e 'claimed node id' -e 'moved from node' -e 'serving node' "$work/g2/daemon.log" | tail -n 4 | cut -c1-200)"
+grep -q "claimed node id $nf (/bareatom/node/$nf, revision [0-9]*, lease [0-9a-f]*) in place of $n2, which another holder has" "$work/g2/daemon.log"
+ok $? "its log names the old id, the new one and the claim's revision"
+draw_each 20000 "20000 + 20000 + 100 cookies as node $nf" g2
+ask g2 stats
 answer g2
-ok $? "guest 2 resumed: it drew until refused" "$(guest_log g2)"
-is "$(grep -c 'ERR no cookie range reserved in etcd' "$work/g2/refusal")" 1 "the socket refused: $(head -n1 "$work/g2/refusal")"
-is "$(grep -c '^fast ' "$work/g2/refusal")" 1 "so did the fast path: $(sed -n 2p "$work/g2/refusal")"
+is "$(jq -r '"\(.node) \(.etcd_moves)"' "$work/g2/stats")" "$nf 1" "cookie --stats: node $nf, etcd_moves 1"
 since g2 >"$work/g2.after"
-got=$(ranges maxseq "$work/g2.after")
+got=$(ranges maxseq --node "$n2" "$work/g2.after")
 [ "$got" = none ] || [ "$got" -lt "$P" ]
-ok $? "after the pause guest 2 served $(grep -c . "$work/g2.after") cookies, all below the mark it had reserved, $P (highest sequence: $got)"
+ok $? "after the pause guest 2 served no cookie of node $n2 at or above the mark it had reserved, $P (highest sequence: $got)"
+is "$(ranges nodes "$work/g2.after" | tr ' ' '\n' | grep -vx "$n2")" "$nf" "the rest of what it served after the pause is node $nf's"
+got=$(ranges min --node "$nf" "$work/g2.after")
+[ "$((got & MASK))" -ge "$Pf" ] && { [ "$maxf" = none ] || [ "$got" -gt "$maxf" ]; }
+ok $? "... at or above node $nf's mark in etcd when it moved, $Pf, and above every cookie of node $nf served before ($maxf < $got)"
 got=$(ranges min "$work"/g5/{socket,fast,fork})
 [ "$((got >> 48))" = "$n2" ] && [ "$((got & MASK))" -ge "$P" ]
-ok $? "guest 5, node $n5, serves only at or above that mark (lowest sequence $((got & MASK)))"
+ok $? "guest 5, node $n5, serves only at or above the paused guest's mark (lowest sequence $((got & MASK)))"
 ask g2 stop
 answer g2
 stopped g2

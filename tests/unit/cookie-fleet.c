@@ -10,11 +10,16 @@
  * it served, to --out as "FIRST N" lines (write(2): a SIGKILL loses none).
  *
  *   cookie-fleet --etcd URLS --state-dir DIR --out FILE [--node-id N] [--etcd-ids LO-HI]
- *                [--prefix P] [--ttl S] [--reserve N] [--wait S] [--chunk N]
+ *                [--prefix P] [--ttl S] [--reserve N] [--wait S] [--chunk N] [--etcd-move]
  *
- * stdout, one line per change: "node N" once claimed, "serving", "refusing: WHY", and at
- * SIGTERM "exit served=S refused=R reserved=H" (H: the sequence reserved up to). The exit
- * status is cookie-gend's for a refused start.
+ * stdout, one line per change: "node N" once claimed, "serving", "refusing: WHY", "moved to
+ * node N above H" when its id was taken and it moved to another (H: the new id's mark in
+ * etcd when claimed, the sequence it serves from at the least), and at SIGTERM
+ * "exit served=S refused=R reserved=H" (H: the sequence reserved up to). The exit status
+ * is cookie-gend's for a refused start.
+ *
+ * A move gives it a fresh counter, as cookie-gend's gives the pins a fresh map
+ * (cookie_pins_renew()): the old one is left with its limit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,7 +66,8 @@ static void no_status(const char *msg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: cookie-fleet --etcd URLS --state-dir DIR --out FILE [--node-id N] "
-		"[--etcd-ids LO-HI] [--prefix P] [--ttl S] [--reserve N] [--wait S] [--chunk N]\n");
+		"[--etcd-ids LO-HI] [--prefix P] [--ttl S] [--reserve N] [--wait S] [--chunk N] "
+		"[--etcd-move]\n");
 	exit(2);
 }
 
@@ -71,7 +77,7 @@ int main(int argc, char **argv)
 		{ "etcd", 1, NULL, 'e' }, { "state-dir", 1, NULL, 'd' }, { "out", 1, NULL, 'o' },
 		{ "node-id", 1, NULL, 'n' }, { "etcd-ids", 1, NULL, 'I' }, { "prefix", 1, NULL, 'p' },
 		{ "ttl", 1, NULL, 't' }, { "reserve", 1, NULL, 'r' }, { "wait", 1, NULL, 'w' },
-		{ "chunk", 1, NULL, 'c' }, {},
+		{ "chunk", 1, NULL, 'c' }, { "etcd-move", 0, NULL, 'M' }, {},
 	};
 	struct cookie_fleet_conf conf = {
 		.prefix = FLEET_PREFIX_DEFAULT, .ttl = FLEET_TTL_DEFAULT, .reserve = FLEET_RESERVE_DEFAULT,
@@ -79,7 +85,8 @@ int main(int argc, char **argv)
 	};
 	static struct cookie_fleet fleet;
 	static struct cookie_mark mark;
-	static struct cookie_state st;
+	static struct cookie_state counters[2];
+	struct cookie_state *st = &counters[0];
 	const char *dir = NULL, *out = NULL;
 	unsigned long long v, chunk = 1000, served = 0, refused = 0;
 	long node = -1;
@@ -116,6 +123,7 @@ int main(int argc, char **argv)
 				usage();
 			conf.wait = v;
 			break;
+		case 'M': conf.move = true; break;
 		case 'c':
 			if (cookie_fleet_parse_u64(optarg, 1, COOKIE_DRAW_MAX, &chunk))
 				usage();
@@ -142,7 +150,7 @@ int main(int argc, char **argv)
 	if (err)
 		return err;
 	printf("node %u\n", mark.node);
-	if (cookie_mark_recover(&mark, &st, 0) || cookie_fleet_start(&fleet))
+	if (cookie_mark_recover(&mark, st, 0) || cookie_fleet_start(&fleet))
 		return 1;
 
 	for (unsigned long long i = 0; !stop; i++) {
@@ -154,7 +162,7 @@ int main(int argc, char **argv)
 		if (i % 2) {
 			err = cookie_mark_draw(&mark, chunk, &first);
 		} else {
-			first = cookie_draw(&st, chunk);
+			first = cookie_draw(st, chunk);
 			err = first ? 0 : -ENOLINK;
 		}
 		if (!err) {
@@ -167,8 +175,8 @@ int main(int argc, char **argv)
 		} else {
 			refused++;
 		}
-		now_refusing = err != 0 && cookie_fleet_reserved(&fleet) <=
-			       COOKIE_SEQ_OF(__atomic_load_n(&st.next, __ATOMIC_SEQ_CST));
+		now_refusing = err != 0 && (mark.moving || cookie_fleet_reserved(&fleet) <=
+			       COOKIE_SEQ_OF(__atomic_load_n(&st->next, __ATOMIC_SEQ_CST)));
 		if (!err)
 			now_refusing = 0;
 		if (now_refusing != refusing && (now_refusing || !err)) {
@@ -178,7 +186,15 @@ int main(int argc, char **argv)
 				printf("serving\n");
 			refusing = now_refusing;
 		}
-		cookie_mark_headroom(&mark);	/* cookie-gend's tick */
+		/* cookie-gend's tick: a move to another id (a fresh counter), then headroom. */
+		if (cookie_mark_move(&mark) == 1) {
+			st = st == &counters[0] ? &counters[1] : &counters[0];
+			memset(st, 0, sizeof(*st));
+			cookie_mark_recover(&mark, st, 0);
+			printf("moved to node %u above %llu\nnode %u\n", mark.node,
+			       (unsigned long long)mark.store.highwater, mark.node);
+		}
+		cookie_mark_headroom(&mark);
 		nanosleep(&pace, NULL);
 	}
 	cookie_fleet_stop(&fleet);

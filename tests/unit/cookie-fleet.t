@@ -4,9 +4,10 @@
 # (tests/unit/cookie-fleet.c: the daemon's own code on a counter in memory, no BPF): claimers
 # starting at once get distinct ids; a killed one's id comes free with its lease and its
 # successor serves above it; a paused one whose id was taken serves only what it had
-# reserved, then refuses; one member down changes nothing, two (no quorum) stop new ranges
+# reserved, then claims a free id and moves to it, serving above that id's mark; one member down changes nothing, two (no quorum) stop new ranges
 # until they are back; bad URLs, garbage keys and marks changed by hand get their documented
-# exit statuses. Every cookie served by every claimer is kept: none may repeat.
+# exit statuses; a directory whose id another holds is refused at start (78), or moved to a
+# free id with --etcd-move. Every cookie served by every claimer is kept: none may repeat.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/etcd.sh"
 
@@ -75,8 +76,9 @@ etcd_start 3
 ok $? "three etcd members on 127.0.0.1 ($ETCD_URLS)" "$(tail -n 5 "$ETCD_DIR"/m1.log)"
 
 # 1. Two, then three claimers at once: distinct ids, each serves.
+# b may claim only 62000-62001: when its id is taken (3.), the other one is where it moves.
 claimer a
-claimer b
+claimer b --etcd-ids 62000-62001
 for n in a b; do wait_until 120 "$n to claim an id" has_line "$n" '^node ' log; done
 claimer c
 claimer d
@@ -104,33 +106,91 @@ ok $? "a2 claimed the freed id $na and serves"
 bigger "$($R min "$T/a2.out")" "$($R max "$T/a.out")"
 ok $? "a2's first cookie is above every cookie a served ($($R max "$T/a.out") < $($R min "$T/a2.out"))"
 
-# 3. A claimer paused past its TTL, its id taken, resumed: what it had reserved, then refusals.
+# 3. A claimer paused past its TTL, its id taken, resumed: what it had reserved, nothing
+# above it, then a free id claimed and moved to, served above that id's mark in etcd.
 nb=$(node_of b)
+nf=$((nb == 62000 ? 62001 : 62000))
+# The id b will move to has served before: y serves as node $nf, then stops (its lease expires).
+claimer y --node-id "$nf"
+wait_until 120 "y to claim node $nf" has_line y '^node ' log && serves_on y
+ok $? "y claimed node $nf, the one b may move to, and serves"
+stop_claimer y
+wait_until 120 "y's claim to expire" key_gone "${P}node/$nf"
+ok $? "y stopped: its claim of node $nf went with its lease"
 kill -STOP "${CPID[b]}"
 wait_until 120 "paused b's claim to expire" key_gone "${P}node/$nb"
 ok $? "b paused (SIGSTOP): its claim expired"
 claimer b2 --node-id "$nb"
 wait_until 120 "b2 to claim node $nb" has_line b2 '^node ' log && serves_on b2
 ok $? "b2 claimed b's id $nb while b sleeps, and serves"
+hf=$(etcd_ctl get "${P}highwater/$nf" --print-value-only)
 kill -CONT "${CPID[b]}"
-wait_until 120 "b to refuse draws" has_line b '^refusing' log
-ok $? "b resumed (SIGCONT): it refuses draws ($(grep '^refusing' "$T/b.log" | head -n1))"
+wait_until 120 "b to move to another id" has_line b '^moved to node' log
+ok $? "b resumed (SIGCONT): $(grep '^moved to node' "$T/b.log")"
 wait_until 60 "b to say it lost its claim" has_line b 'lost the claim' err
 ok $? "b logs the lost claim" "$(cat "$T/b.err")"
-k=$(ranges b)
-serves_on b2
-is "$(ranges b)" "$k" "b serves nothing more while b2 holds its id"
-bigger "$($R min "$T/b2.out")" "$($R max "$T/b.out")"
-ok $? "everything b served, before and after the pause, is below b2's first cookie"
+is "$(node_of b)" "$nf" "b moved to the only free id of its --etcd-ids, $nf"
+grep -q "claimed node id $nf (${P}node/$nf, revision [0-9]*, lease [0-9a-f]*) in place of $nb, which another holder has" "$T/b.err"
+ok $? "b logs the new claim with the old id, the new id and its revision: $(grep -o "claimed node id $nf (.*) in place of $nb" "$T/b.err")"
+grep -q "moved from node $nb to node $nf: mark" "$T/b.err"
+ok $? "b logs its state directory's move: $(grep -o "moved from node $nb.*" "$T/b.err")"
+is "$(cat "$T/b.d/node")" "$nf" "b's state directory names node $nf now"
+! grep -E 'exhausted|cannot save|cannot move' "$T/b.err"
+ok $? "... and no save of its mark failed on the way"
+serves_on b b2
+ok $? "b serves as node $nf, b2 as node $nb"
+is "$($R nodes "$T/b2.out")" "$nb" "b2's cookies are all of node $nb"
+is "$($R nodes "$T/b.out")" "62000 62001" "b's cookies are of node $nb (before the move) and $nf (after)"
+bigger "$($R min "$T/b2.out")" "$($R max --node "$nb" "$T/b.out")"
+ok $? "every cookie of node $nb b served, before and after the pause, is below b2's first cookie"
+got=$($R min --node "$nf" "$T/b.out")
+! bigger "$hf" "$((got & ((1 << 48) - 1)))"
+ok $? "b's cookies of node $nf start at or above that id's mark in etcd when b resumed ($hf <= $((got & ((1 << 48) - 1))))"
+bigger "$got" "$($R max "$T/y.out")"
+ok $? "... above every cookie y served as node $nf"
 stop_claimer b
 ok $? "b stops cleanly"
+
+# The same with no free id to move to: p may claim only 62002. It refuses while p2 holds
+# it, and claims it back above p2's cookies once p2 is gone.
+claimer p --etcd-ids 62002-62002
+wait_until 120 "p to claim node 62002" has_line p '^node 62002' log && serves_on p
+ok $? "p claimed node 62002 and serves"
+kill -STOP "${CPID[p]}"
+wait_until 120 "paused p's claim to expire" key_gone "${P}node/62002"
+claimer p2 --node-id 62002
+wait_until 120 "p2 to claim node 62002" has_line p2 '^node ' log && serves_on p2
+ok $? "p paused past its lease, p2 claimed node 62002 and serves"
+kill -CONT "${CPID[p]}"
+wait_until 120 "p to find no id to move to" has_line p 'every node id from 62002 to 62002 is claimed' err
+ok $? "p resumed: no free id of its --etcd-ids, it says so: $(grep -o 'every node id from 62002 .*claimed' "$T/p.err")"
+wait_until 60 "p to refuse" eval "tail -n1 $T/p.log | grep -q '^refusing'"
+ok $? "... and refuses: $(tail -n1 "$T/p.log")"
+k=$(ranges p)
+serves_on p2
+is "$(ranges p)" "$k" "p serves nothing while p2 holds its id"
+stop_claimer p2
+wait_until 120 "p to claim node 62002 again" has_line p 'claimed node id 62002 again' err && serves_on p
+ok $? "p2 gone: p claimed node 62002 again and serves"
+is "$($R nodes "$T/p.out")" 62002 "p's cookies are all node 62002's"
+tail -n +$((k + 1)) "$T/p.out" >"$T/p.again"
+bigger "$($R min "$T/p.again")" "$($R max "$T/p2.out")"
+ok $? "... those since above every cookie p2 served"
+stop_claimer p
 
 # 4. etcd members killed: one changes nothing; two (no quorum) end reservations until back.
 etcd_stop_member 1
 serves_on c d e
 ok $? "one of three etcd members killed: c, d and e go on reserving and serving"
+# Refusals before this (a range not reserved in time, on a loaded machine) do not count:
+# each must refuse anew, and still be refusing (its last line).
+refusing_anew() { [ "$(count_lines "$1" '^refusing')" -gt "$2" ] && tail -n1 "$T/$1.log" | grep -q '^refusing'; }
+for n in c d e; do eval "refused_$n=\$(count_lines $n '^refusing')"; done
 etcd_stop_member 2
-for n in c d e; do wait_until 120 "$n to refuse without quorum" has_line "$n" '^refusing' log; done
+for n in c d e; do
+	eval "k=\$refused_$n"
+	wait_until 120 "$n to refuse without quorum" refusing_anew "$n" "$k"
+done
 ok $? "two of three members killed (no quorum): c, d and e served their reserved ranges, then refused"
 for n in c d e; do k=$(count_lines "$n" '^serving'); eval "before_$n=$k"; done
 etcd_start_member 1
@@ -188,6 +248,19 @@ hw=$(etcd_ctl get "${P}highwater/$nc" --print-value-only)
 bigger "$hw" "$($R maxseq "$T/c.out")"
 ok $? "c serves on, its mark back above everything it served ($hw)"
 
+# b's directory moved to node $nf: a restart claims that id, its own directory's.
+k=$(ranges b)
+head -n "$k" "$T/b.out" >"$T/b.before"
+claimer b
+wait_until 120 "b to claim again" eval "[ \$(grep -c '^node ' $T/b.log) -ge 3 ]"
+is "$(node_of b)" "$nf" "b restarted on its moved state directory: node $nf"
+serves_on b
+ok $? "... and serves"
+tail -n +$((k + 1)) "$T/b.out" >"$T/b.after"
+is "$($R nodes "$T/b.after")" "$nf" "... cookies of node $nf only"
+bigger "$($R min "$T/b.after")" "$($R max --node "$nf" "$T/b.before")"
+ok $? "... above every cookie of node $nf it served before the restart"
+
 # A restart on the same state directory takes its own claim over at once.
 nd=$(node_of d)
 stop_claimer d
@@ -196,13 +269,29 @@ wait_until 120 "d to claim again" eval "[ \$(grep -c '^node ' $T/d.log) -ge 2 ]"
 is "$(node_of d)" "$nd" "d restarted on its state directory: the same id $nd"
 grep -q "is this state directory's claim from an earlier start" "$T/d.err"
 ok $? "... taken over from its earlier start, not waited for"
-# b's state directory names node $nb, which b2's directory holds now: refused.
-claimer_run b --wait 5
-is "$?" 78 "b restarted on its directory while b2 holds its id $nb: exit 78"
-grep -q 'held by another state directory' "$T/b.err"
+# a's state directory names node $na, which a2's directory holds now: refused at start.
+claimer_run a --wait 5
+is "$?" 78 "a restarted on its directory while a2 holds its id $na: exit 78"
+grep -q 'held by another state directory' "$T/a.err"
 ok $? "... saying two machines have this directory's node id"
-claimer_run b --node-id 7 --wait 5
-is "$?" 78 "b's directory with --node-id 7: exit 78"
+claimer_run a --node-id 7 --wait 5
+is "$?" 78 "a's directory with --node-id 7: exit 78"
+# With --etcd-move the same start moves a's directory to a free id instead.
+k=$(ranges a)
+claimer a --etcd-move
+wait_until 120 "a to claim an id" eval "[ \$(grep -c '^node ' $T/a.log) -ge 2 ]"
+nm=$(node_of a)
+[ -n "$nm" ] && [ "$nm" != "$na" ]
+ok $? "a restarted with --etcd-move: node $nm, not $na"
+grep -q "held by another state directory .*: claiming a free id of 0-65535 to move to (--etcd-move)" "$T/a.err" &&
+	grep -q "moved from node $na to node $nm: mark" "$T/a.err"
+ok $? "... saying why and what it wrote: $(grep -o "moved from node $na.*" "$T/a.err")"
+is "$(cat "$T/a.d/node")" "$nm" "a's state directory names node $nm"
+serves_on a
+ok $? "... and serves"
+tail -n +$((k + 1)) "$T/a.out" >"$T/a.moved"
+is "$($R nodes "$T/a.moved")" "$nm" "what it serves now is node $nm's"
+stop_claimer a
 
 for n in "${!CPID[@]}"; do stop_claimer "$n"; done
 is "$($R dups "$T"/*.out | cut -d' ' -f1-2)" "0 duplicates" \

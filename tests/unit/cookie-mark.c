@@ -4,7 +4,9 @@
  * and a counter in memory: a first start writes its mark before anything else, a lost,
  * corrupt or untrusted mark refuses with exit 78 and one line that says what is safe, a
  * second daemon on the directory is refused, a mark on disk never goes down, an older
- * layout's counter is kept below the new one, and --raise-mark raises, never lowers.
+ * layout's counter is kept below the new one, --etcd's move to another node id writes the
+ * mark before the node file and leaves the old counter where it was, and --raise-mark
+ * raises, never lowers.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <sys/stat.h>
 #include <linux/types.h>
 #include "cookie.h"
+#include "cookie_fleet.h"
 #include "cookie_mark.h"
 #include "test.h"
 #include "statedir.h"
@@ -214,6 +217,108 @@ static void test_extend(void)
 	cookie_store_close(&m.store);
 }
 
+/*
+ * --etcd's move to another node id (cookie_mark_move()): node 7's claim taken, node 9 claimed
+ * in its place with a mark of @etcd_hw in etcd. The fleet is one in memory, as its thread
+ * leaves it after such a claim (cookie_fleet.h): claimed, node 9, still serving 7.
+ */
+static void fleet_claimed_9(struct cookie_fleet *f, uint64_t etcd_hw)
+{
+	memset(f, 0, sizeof(*f));
+	pthread_mutex_init(&f->mu, NULL);
+	pthread_cond_init(&f->cv, NULL);
+	f->claimed = true;
+	f->node = 9;
+	f->serving = 7;
+	f->etcd_hw = etcd_hw;
+	f->reserved = 1ULL << 40;	/* what the old id had reserved: the old counter's bound */
+}
+
+static void test_move(void)
+{
+	static struct cookie_fleet f;
+	struct cookie_state st = {}, fresh = {};
+	struct cookie_mark m;
+	__u64 first = 0, limit;
+	char path[512];
+
+	reset();
+	mark_init(&m);
+	ASSERT_EQ(cookie_mark_open(&m, dir, 7), 0, "open node 7's new directory");
+	ASSERT_EQ(cookie_mark_recover(&m, &st, 0), 0, "recover its counter");
+	fleet_claimed_9(&f, 5000000000ULL);
+	f.serving = 9;
+	m.fleet = &f;
+	ASSERT_EQ(cookie_mark_move(&m), 0, "no move while the fleet serves the id it claimed");
+	f.serving = 7;
+
+	/* A node file that cannot be replaced: the mark is written first, the node stays. */
+	snprintf(path, sizeof(path), "%s/.node.tmp", dir);
+	mkdir(path, 0700);
+	nlogged = 0;
+	ASSERT_TRUE(cookie_mark_move(&m) < 0, "a node file that cannot be written: the move fails");
+	ASSERT_STRSTR(logged, "cannot move", "logged");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "5000000000\n",
+		     "the mark was raised first, to etcd's for node 9: a crash here leaves node 7 a higher mark");
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "7\n", "the node file still says 7");
+	ASSERT_EQ(m.node, 7, "and so does the daemon");
+	ASSERT_EQ(f.serving, 7, "the fleet still reserves for nobody: serving 7, claimed 9");
+	limit = st.limit;
+	st.next = st.limit;
+	ASSERT_EQ(cookie_mark_draw(&m, 1, &first), -ENOLINK, "node 7's counter at its limit: refused");
+	ASSERT_EQ_U64(st.limit, limit, "its limit is not raised (it is being left)");
+	rmdir(path);
+	ASSERT_TRUE(cookie_mark_move(&m) < 0, "tried again within a second: the same error, nothing written");
+	m.move_retry_at = 0;
+
+	ASSERT_EQ(cookie_mark_move(&m), 1, "a second later: moved");
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "9\n", "the node file says 9");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "5000000000\n", "under etcd's mark for node 9");
+	ASSERT_EQ(m.node, 9, "the daemon is node 9");
+	ASSERT_STRSTR(logged, "moved from node 7 to node 9: mark 5000000000", "logged, old and new id");
+	ASSERT_EQ(f.serving, 9, "the fleet reserves for node 9 now");
+	ASSERT_EQ_U64(f.reserved, 0, "from 0: nothing of node 9 is reserved yet");
+	ASSERT_EQ_U64(f.moves, 1, "one move counted");
+	ASSERT_EQ(cookie_mark_draw(&m, 1, &first), -ENOLINK, "the old counter gives nothing more");
+	ASSERT_EQ_U64(st.limit, limit, "its limit stays where it was");
+
+	ASSERT_EQ(cookie_mark_recover(&m, &fresh, 0), 0, "a fresh counter for node 9");
+	ASSERT_EQ_U64(fresh.next, (9ULL << 48) + 5000000000ULL, "starts at node 9's mark");
+	ASSERT_EQ_U64(fresh.limit, fresh.next, "with no room until etcd reserves");
+	ASSERT_EQ(cookie_mark_draw(&m, 1, &first), -ENOLINK, "a draw is refused until then");
+	__atomic_store_n(&f.reserved, 5000000000ULL + 1000, __ATOMIC_RELEASE);
+	ASSERT_EQ(cookie_mark_draw(&m, 10, &first), 0, "etcd reserved 1000: a draw of 10");
+	ASSERT_EQ_U64(first, (9ULL << 48) + 5000000000ULL, "of node 9, at its mark");
+	ASSERT_EQ_U64(fresh.limit, (9ULL << 48) + 5000000000ULL + 1000, "the limit stops at the reservation");
+	ASSERT_EQ(cookie_mark_move(&m), 0, "nothing more to move");
+
+	/* A mark of the directory above etcd's: the higher wins, and is never lowered. */
+	fleet_claimed_9(&f, 12);
+	f.node = 11;
+	f.serving = 9;
+	ASSERT_EQ(cookie_mark_move(&m), 1, "moved on to node 11, etcd's mark 12");
+	ASSERT_EQ_U64(m.store.highwater, 5000000000ULL + 1000, "the directory's mark (as far as node 9 was reserved) stays, higher");
+	ASSERT_EQ_U64(f.etcd_hw, m.store.highwater, "and the fleet reserves above it");
+
+	/* Its own id claimed back above another holder's mark: the mark only, the same id. */
+	fleet_claimed_9(&f, 6000000000ULL);
+	f.node = 11;
+	f.serving = 11;
+	f.restart = true;
+	ASSERT_EQ(cookie_mark_move(&m), 1, "node 11 claimed back, etcd's mark 6e9: a move to itself");
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "11\n", "the node file stays 11");
+	ASSERT_STREQ(get(COOKIE_HIGHWATER_FILE), "6000000000\n", "the mark is raised to etcd's");
+	ASSERT_STRSTR(logged, "stays node 11, its mark now 6000000000", "logged");
+	ASSERT_TRUE(!f.restart, "the fleet reserves for node 11 again");
+	ASSERT_EQ_U64(f.reserved, 0, "from 0");
+	memset(&fresh, 0, sizeof(fresh));
+	ASSERT_EQ(cookie_mark_recover(&m, &fresh, 0), 0, "a fresh counter");
+	ASSERT_EQ_U64(fresh.next, (11ULL << 48) + 6000000000ULL, "starts at etcd's mark");
+	cookie_store_close(&m.store);
+	pthread_mutex_destroy(&f.mu);
+	pthread_cond_destroy(&f.cv);
+}
+
 static int raise_to(__u64 cookie)
 {
 	struct cookie_mark m;
@@ -285,6 +390,7 @@ int main(void)
 		return 1;
 	test_open();
 	test_extend();
+	test_move();
 	test_raise();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

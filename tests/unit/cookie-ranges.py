@@ -5,16 +5,21 @@
   cookie-ranges.py nodes FILE...     the node ids (top 16 bits) of every cookie, sorted
   cookie-ranges.py dups FILE...      "D duplicates among N cookies", D counted exactly
                                       (every value covered twice or more, counted once per extra cover)
+  cookie-ranges.py CMD --node N FILE...  CMD on the ranges of node N only
 """
 import sys
 
 cmd, files = sys.argv[1], sys.argv[2:]
+node = None
+if files[:1] == ["--node"]:
+    node, files = int(files[1]), files[2:]
 ranges = []
 for f in files:
     with open(f) as fh:
         for line in fh:
             first, n = line.split()
-            ranges.append((int(first), int(n)))
+            if node is None or int(first) >> 48 == node:
+                ranges.append((int(first), int(n)))
 if not ranges:
     print("none")
 elif cmd == "min":

@@ -83,6 +83,31 @@ static int node_of(long want, unsigned int *node, const char **why)
 	return err;
 }
 
+/*
+ * cookie-gend --etcd moving node 7's directory to node 9 (cookie_store_move_node()): the
+ * one writer of a node file over another; the mark is the caller's (cookie_mark_move()).
+ */
+static void test_move_node(void)
+{
+	struct cookie_store s;
+	const char *why;
+	unsigned int node = 0;
+
+	cookie_store_open(&s, dir);
+	ASSERT_EQ(cookie_store_move_node(&s, 65536), -EINVAL, "a move to node 65536 is EINVAL");
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "7\n", "and leaves the node file as it was");
+	ASSERT_EQ(cookie_store_move_node(&s, 9), 0, "node 7's directory moves to node 9");
+	cookie_store_close(&s);
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "9\n", "its node file says 9");
+	ASSERT_STREQ(get(".node.tmp"), "(none)", "no temporary node file is left");
+	ASSERT_EQ(node_of(9, &node, &why), 0, "--node-id 9 is the directory's now");
+	ASSERT_EQ(node_of(7, &node, &why), -EEXIST, "--node-id 7 is refused");
+	cookie_store_open(&s, dir);
+	ASSERT_EQ(cookie_store_move_node(&s, 7), 0, "and it moves back to node 7");
+	cookie_store_close(&s);
+	ASSERT_STREQ(get(COOKIE_NODE_FILE), "7\n", "its node file says 7 again");
+}
+
 static void node_refused(const char *content, size_t len, const char *what)
 {
 	const char *why = NULL;
@@ -160,6 +185,7 @@ static void test_node(void)
 	ASSERT_STREQ(get(COOKIE_NODE_FILE), "7\n", "the refusals leave the node file as it was");
 	ASSERT_EQ(node_of(65536, &node, &why), -EINVAL, "a node above 65535 is EINVAL");
 	ASSERT_STREQ(get(COOKIE_NODE_FILE), "7\n", "and changes nothing");
+	test_move_node();
 
 	/*
 	 * The top node, with a directory a first start left with only its first mark (1):
