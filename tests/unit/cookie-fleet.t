@@ -244,9 +244,16 @@ etcd_ctl del "${P}highwater/$nc" >/dev/null
 wait_until 120 "c to notice its mark deleted" has_line c 'was deleted by someone else' err
 ok $? "c's mark deleted by hand: logged"
 serves_on c
-hw=$(etcd_ctl get "${P}highwater/$nc" --print-value-only)
-bigger "$hw" "$($R maxseq "$T/c.out")"
-ok $? "c serves on, its mark back above everything it served ($hw)"
+# Everything c has served so far, then its mark in etcd: c writes it again above what it
+# serves before serving it (read the other way round, c may have served on meanwhile).
+m=$($R maxseq "$T/c.out")
+mark_above() {	# NODE SEQ: NODE's mark in etcd is there, above SEQ
+	local v
+	v=$(etcd_ctl get "${P}highwater/$1" --print-value-only)
+	[[ $v =~ ^[0-9]+$ ]] && bigger "$v" "$2"
+}
+wait_until 120 "c's mark in etcd to be above the $m it served" mark_above "$nc" "$m"
+ok $? "c serves on, its mark back above everything it served ($m < $(etcd_ctl get "${P}highwater/$nc" --print-value-only))"
 
 # b's directory moved to node $nf: a restart claims that id, its own directory's.
 k=$(ranges b)
