@@ -403,12 +403,6 @@ int cookie_pins_attach(struct cookie_pins *p)
 }
 
 /*
- * A `cookie --follow` killed before it could unregister leaves its pid in the follower
- * map, and the programs would go on filling the ring for nobody (and count its losses).
- * Its lock is free once it is gone: then take its pid out. The lock is held only for
- * this check; a follower starting meanwhile retries (src/cookie.c).
- */
-/*
  * What STATS and the metrics count as totals goes on from the old counter's (before the new
  * programs run: what the old ones count meanwhile is lost, never counted twice).
  */
@@ -457,6 +451,12 @@ int cookie_pins_renew(struct cookie_pins *p)
 	return 0;
 }
 
+/*
+ * A `cookie --follow` killed before it could unregister leaves its pid in the follower
+ * map, and the programs would go on filling the ring for nobody (and count its losses).
+ * Its lock is free once it is gone: then take its pid out. The lock is held only for
+ * this check; a follower starting meanwhile retries (src/cookie.c).
+ */
 void cookie_pins_clear_dead_follower(struct cookie_pins *p)
 {
 	__u32 zero = 0, pid = 0, none = 0;

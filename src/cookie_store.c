@@ -409,10 +409,20 @@ int cookie_store_read_node(struct cookie_store *s, unsigned int *node, const cha
 	return 0;
 }
 
-int cookie_store_node(struct cookie_store *s, long want, unsigned int *node, const char **why)
+int cookie_store_move_node(struct cookie_store *s, unsigned int node)
 {
 	char buf[32];
-	int n, err;
+	int n;
+
+	if (node > COOKIE_NODE_MAX)
+		return -EINVAL;
+	n = snprintf(buf, sizeof(buf), "%u\n", node);
+	return write_durably(s, COOKIE_NODE_FILE, buf, n);
+}
+
+int cookie_store_node(struct cookie_store *s, long want, unsigned int *node, const char **why)
+{
+	int err;
 
 	if (want > (long)COOKIE_NODE_MAX)
 		return -EINVAL;
@@ -431,17 +441,5 @@ int cookie_store_node(struct cookie_store *s, long want, unsigned int *node, con
 		return -EEXIST;
 	if (!err)
 		return 0;
-	n = snprintf(buf, sizeof(buf), "%u\n", *node);
-	return write_durably(s, COOKIE_NODE_FILE, buf, n);
-}
-
-int cookie_store_move_node(struct cookie_store *s, unsigned int node)
-{
-	char buf[32];
-	int n;
-
-	if (node > COOKIE_NODE_MAX)
-		return -EINVAL;
-	n = snprintf(buf, sizeof(buf), "%u\n", node);
-	return write_durably(s, COOKIE_NODE_FILE, buf, n);
+	return cookie_store_move_node(s, *node);
 }
