@@ -4,7 +4,7 @@
  *
  *   tpbench count  [-n EVENTS] [-r ROUNDS] [-c CPUS,...]   counting methods on tpgen_a
  *   tpbench ckern  [-n EVENTS] [-r ROUNDS] [-c CPUS,...]   kernel-side cookie draws on tpgen_b
- *   tpbench cuser  [-n OPS] [-r ROUNDS]                     user-space cookie sources
+ *   tpbench cuser  [-n OPS] [-r ROUNDS] [-m METHOD,...]     user-space cookie sources
  *
  * EVENTS are fired on every online CPU at once ("tpgen_a EVENTS all"); CPUs beyond the
  * wanted count are taken offline for the measurement and brought back after. Round 0 is a
@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -497,6 +498,21 @@ static long op_getrandom(long n)
 	return n;
 }
 
+/* -m: the cuser methods to run (all when NULL), as a comma-separated list */
+static const char *methods;
+
+static bool method_picked(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!methods)
+		return true;
+	for (const char *p = methods; (p = strstr(p, name)); p += n)
+		if ((p == methods || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
 static int bench_cuser(void)
 {
 	struct { const char *name; long (*op)(long); long scale; } m[] = {
@@ -521,8 +537,11 @@ static int bench_cuser(void)
 	for (long r = 0; r <= rounds; r++) {
 		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
 			long want = m[i].scale ? ops * m[i].scale / 10 : ops / 100, got;
-			double t0 = now(), ns;
+			double t0, ns;
 
+			if (!method_picked(m[i].name))
+				continue;
+			t0 = now();
 			got = m[i].op(want);
 			ns = now() - t0;
 			printf("{\"bench\":\"cuser\",\"kind\":\"time\",\"round\":%ld,\"warmup\":%s,\"method\":\"%s\","
@@ -549,15 +568,16 @@ int main(int argc, char **argv)
 	int opt;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: tpbench count|ckern|cuser [-n N] [-r ROUNDS] [-c CPUS,...]\n");
+		fprintf(stderr, "usage: tpbench count|ckern|cuser [-n N] [-r ROUNDS] [-c CPUS,...] [-m METHOD,...]\n");
 		return 2;
 	}
 	optind = 2;
-	while ((opt = getopt(argc, argv, "n:r:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:c:m:")) != -1) {
 		switch (opt) {
 		case 'n': events = ops = atol(optarg); break;
 		case 'r': rounds = atol(optarg); break;
 		case 'c': parse_cpus(optarg); break;
+		case 'm': methods = optarg; break;
 		default: return 2;
 		}
 	}
