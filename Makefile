@@ -43,8 +43,10 @@ TOOLS := $(GUEST_TOOLS) $(SBIN_TOOLS) $(BIN_TOOLS)
 UTIL := $(addprefix $(BUILD)/,bpf_util.o cli.o clock.o cmd.o json.o)
 # The metrics exporter (--listen, --textfile) of tools on the run loop.
 METRICS := $(addprefix $(BUILD)/,metrics_export.o metrics_textfile.o http_serve.o metrics.o)
-# Stacks (--by TP:kstack/ustack, issue 39): kernel frames from kallsyms.
-STACKS := $(addprefix $(BUILD)/,stack_ksym.o)
+# Stacks (--by TP:kstack/ustack, issue 39): kernel frames from kallsyms, user frames through
+# libdwfl.
+STACKS := $(addprefix $(BUILD)/,stack_ksym.o stack_usym.o)
+STACKS_LIBS := -ldw
 # cookie-gend's socket, its metrics and its loop: all they know of the daemon is its ops.
 COOKIE_SERVE := $(addprefix $(BUILD)/,cookie_loop.o cookie_serve.o cookie_rate.o cookie_metrics.o cookie_proto.o \
 	runloop.o) $(METRICS) $(UTIL)
@@ -285,6 +287,8 @@ $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(
 	$(CC) -I$(BUILD) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/tests/unit/runloop: $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tests/unit/stack-ksym: $(BUILD)/stack_ksym.o
+$(BUILD)/tests/unit/stack-usym: $(BUILD)/stack_usym.o
+$(BUILD)/tests/unit/stack-usym: LDLIBS += $(STACKS_LIBS)
 $(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-hist: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
 
