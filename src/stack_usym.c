@@ -30,11 +30,26 @@ struct usym_proc {
 	Dwfl *dwfl;
 };
 
+/* A frame named before: its module, address and flags, and its lines, each ending '\n'. */
+struct usym_memo {
+	const void *mod;
+	uint64_t addr;
+	unsigned int flags;
+	char *text;		/* NULL: a free slot */
+};
+
 struct usym {
 	struct usym_file *files;
 	size_t nfiles, cap_files;
 	struct usym_proc *procs;
 	size_t nprocs, cap_procs;
+	/*
+	 * The names given, by (module, address, flags): a frame seen in every interval's
+	 * report, or in many stacks, walks the DWARF scopes once (open addressing, a power
+	 * of two slots, at most half full).
+	 */
+	struct usym_memo *memo;
+	size_t memo_slots, memo_used;
 };
 
 /* A live process: its modules from /proc/PID/maps, ELF files through /proc/PID too. */
@@ -80,6 +95,9 @@ void usym_free(struct usym *u)
 	for (i = 0; i < u->nprocs; i++)
 		if (u->procs[i].dwfl)
 			dwfl_end(u->procs[i].dwfl);
+	for (i = 0; i < u->memo_slots; i++)
+		free(u->memo[i].text);
+	free(u->memo);
 	free(u->files);
 	free(u->procs);
 	free(u);
@@ -269,6 +287,86 @@ static void name_in_module(Dwfl_Module *mod, Dwarf_Addr addr, uint64_t file_off,
 	free(scopes);
 }
 
+static size_t memo_hash(const void *mod, uint64_t addr, unsigned int flags)
+{
+	uint64_t h = ((uintptr_t)mod ^ (addr * 0x9e3779b97f4a7c15ULL)) + flags;
+
+	return (size_t)(h ^ (h >> 29));
+}
+
+static struct usym_memo *memo_slot(struct usym_memo *memo, size_t slots, const void *mod,
+				   uint64_t addr, unsigned int flags)
+{
+	size_t i = memo_hash(mod, addr, flags) & (slots - 1);
+
+	while (memo[i].text && (memo[i].mod != mod || memo[i].addr != addr ||
+				memo[i].flags != flags))
+		i = (i + 1) & (slots - 1);
+	return &memo[i];
+}
+
+/* Remember @out for (@mod, @addr, @flags); a failure only costs the next lookup. */
+static void memo_put(struct usym *u, const void *mod, uint64_t addr, unsigned int flags,
+		     const struct usym_frame *out)
+{
+	struct usym_memo *m;
+	size_t len = 0, i;
+	char *text;
+
+	if (2 * (u->memo_used + 1) > u->memo_slots) {
+		size_t slots = u->memo_slots ? 2 * u->memo_slots : 1024;
+		struct usym_memo *v = calloc(slots, sizeof(*v));
+
+		if (!v)
+			return;
+		for (i = 0; i < u->memo_slots; i++)
+			if (u->memo[i].text)
+				*memo_slot(v, slots, u->memo[i].mod, u->memo[i].addr,
+					   u->memo[i].flags) = u->memo[i];
+		free(u->memo);
+		u->memo = v;
+		u->memo_slots = slots;
+	}
+	for (i = 0; i < (size_t)out->n; i++)
+		len += strlen(out->name[i]) + 1;
+	text = malloc(len + 1);
+	if (!text)
+		return;
+	for (len = 0, i = 0; i < (size_t)out->n; i++)
+		len += sprintf(text + len, "%s\n", out->name[i]);
+	m = memo_slot(u->memo, u->memo_slots, mod, addr, flags);
+	*m = (struct usym_memo){ .mod = mod, .addr = addr, .flags = flags, .text = text };
+	u->memo_used++;
+}
+
+/* @out from the names given before to (@mod, @addr, @flags): 1, or 0 when there are none. */
+static int memo_get(struct usym *u, const void *mod, uint64_t addr, unsigned int flags,
+		    struct usym_frame *out)
+{
+	struct usym_memo *m;
+	const char *p, *nl;
+
+	if (!u->memo_slots)
+		return 0;
+	m = memo_slot(u->memo, u->memo_slots, mod, addr, flags);
+	if (!m->text)
+		return 0;
+	out->n = 0;
+	for (p = m->text; (nl = strchr(p, '\n')) && out->n < USYM_LINES; p = nl + 1)
+		snprintf(out->name[out->n++], STACK_NAME_LEN, "%.*s", (int)(nl - p), p);
+	return 1;
+}
+
+/* name_in_module, each (module, address, flags) worked out once for the run. */
+static void name_cached(struct usym *u, Dwfl_Module *mod, Dwarf_Addr addr, uint64_t file_off,
+			unsigned int flags, struct usym_frame *out)
+{
+	if (memo_get(u, mod, addr, flags, out))
+		return;
+	name_in_module(mod, addr, file_off, flags, out);
+	memo_put(u, mod, addr, flags, out);
+}
+
 /* The Dwfl of @f, made on its first use: NULL when its file is not found or not it. */
 static Dwfl_Module *file_module(struct usym_file *f)
 {
@@ -348,7 +446,7 @@ void usym_ip(struct usym *u, pid_t pid, uint64_t ip, unsigned int flags,
 		return;
 	}
 	dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
-	name_in_module(mod, ip, ip - start, flags, out);
+	name_cached(u, mod, ip, ip - start, flags, out);
 }
 
 void usym_build_id(struct usym *u, pid_t pid, const struct bpf_stack_build_id *f,
@@ -371,7 +469,7 @@ void usym_build_id(struct usym *u, pid_t pid, const struct bpf_stack_build_id *f
 	file = file_index(u, f->build_id, BPF_BUILD_ID_SIZE, NULL);
 	mod = file ? file_module(file) : NULL;
 	if (mod && !offset_addr(mod, f->offset, &addr)) {
-		name_in_module(mod, addr, f->offset, flags, out);
+		name_cached(u, mod, addr, f->offset, flags, out);
 		return;
 	}
 	if (mod) {
