@@ -28,6 +28,11 @@ static const struct stack_entry entries[] = {
 };
 #define N (sizeof(entries) / sizeof(entries[0]))
 
+/* Not UTF-8, a line separator JavaScript once ended strings at, and UTF-8 (leaf first). */
+static const char *const bytes[] = { "caf\xc3\xa9", "line\xe2\x80\xa8sep", "bad\xff" "byte" };
+static const struct stack_entry bad_utf8 = { .uframes = bytes, .nu = 3, .count = 1 };
+static const struct stack_acct one = { .count = 1 };
+
 static const struct stack_acct acct = {
 	.count = 100, .truncated = 2, .map_full = 1, .collision = 0, .no_ustack = 1, .read_error = 0,
 };
@@ -143,6 +148,10 @@ int main(int argc, char **argv)
 		      "a bucket as a frame of its own");
 	ASSERT_TRUE(!strstr(text, "src=\"http") && !strstr(text, "href=\"http"),
 		    "the page loads nothing from the network");
+	free(text);
+	CAPTURE(text, stack_html_write(f, "utf-8", &bad_utf8, 1, &one));
+	ASSERT_STRSTR(text, "[\"bad\\ufffdbyte\",\"line\\u2028sep\",\"caf\xc3\xa9\"]",
+		      "the page's data: a bad byte as U+FFFD, U+2028 escaped, UTF-8 kept");
 	free(text);
 	if (argc > 1)
 		ASSERT_EQ(stack_html_file(argv[1], "tpstat: stacks of tpgen_a", entries, N, &acct), 0,
