@@ -134,8 +134,15 @@ static struct usym_file *file_index(struct usym *u, const unsigned char *id, siz
 		memset(f, 0, sizeof(*f));
 		memcpy(f->id, key, sizeof(key));
 	}
-	if (path && !f->path)
+	/* Found now, after a frame looked for it in vain: look again on the next one. */
+	if (path && !f->path) {
 		f->path = strdup(path);
+		if (f->dwfl)
+			dwfl_end(f->dwfl);
+		f->dwfl = NULL;
+		f->mod = NULL;
+		f->opened = 0;
+	}
 	return f;
 }
 

@@ -14,8 +14,9 @@
  * (build id, offset); what remains is to find the file of a build id, which this looks
  * for, in order:
  *	1. the files seen in the maps of the processes noted while they lived
- *	   (usym_note_pid: tpstat notes a process when it first sees its tgid), and files
- *	   added by name (usym_add_file: the command tpstat runs);
+ *	   (usym_note_pid: tpstat notes a process when it first sees its tgid, and itself
+ *	   at start, whose libc and ld.so most processes share), and files added by name
+ *	   (usym_add_file: the command tpstat runs);
  *	2. /usr/lib/debug/.build-id/NN/REST (debug packages), and debuginfod if configured.
  * The kernel falls back to a raw address for a frame (status BPF_STACK_BUILD_ID_IP) when it
  * cannot take the process's mmap lock without waiting: those frames name through the Dwfl

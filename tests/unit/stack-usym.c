@@ -171,6 +171,11 @@ int main(int argc, char **argv)
 	ASSERT_EQ(usym_add_file(u, prog), 0, "usym_add_file of the stripped program");
 	check_names(u, pid, 0, "added by file");
 	ASSERT_STREQ(frame_text(u, pid, 1, 0, 0), want[1], "named again (remembered): the same lines");
+	ASSERT_TRUE(!strncmp(frame_text(u, pid, 4, 0, 0), "[build-id", 9),
+		    "added by file: libc's frame not found yet");
+	ASSERT_EQ(usym_note_pid(u, getpid()), 0, "noting ourselves: our libc is the program's");
+	ASSERT_TRUE(strncmp(frame_text(u, pid, 4, 0, 0), "[build-id", 9),
+		    "added by file, ourselves noted: libc's frame named");
 	usym_free(u);
 
 	/* 3. Nothing known of it: the build id and the offset. */
