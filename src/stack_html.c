@@ -111,7 +111,7 @@ static const char page_script[] =
 "const chart = flamegraph.default()\n"
 "  .width(Math.max(document.getElementById('chart').clientWidth, 600))\n"
 "  .cellHeight(18).minFrameSize(1).selfValue(false).sort(true)\n"
-"  .transitionDuration(300)\n"
+"  .transitionDuration(0)\n"
 "  .setDetailsElement(document.getElementById('details'))\n"
 "  .setLabelHandler(label);\n"
 "chart.setSearchHandler((results, sum, total) => {\n"
@@ -119,6 +119,11 @@ static const char page_script[] =
 "    ' frames, ' + sum + ' events, ' + share(sum) + ' of all ' + TOTAL;\n"
 "});\n"
 "d3.select('#chart').datum(root).call(chart);\n"
+/*
+ * The first drawing grows its frames over d3's default 250 ms whatever the duration: a
+ * second one, with none, ends that (d3.timerFlush below runs it).
+ */
+"chart.update();\n"
 "document.getElementById('search').addEventListener('submit', ev => {\n"
 "  ev.preventDefault();\n"
 "  chart.search(document.getElementById('term').value);\n"
@@ -140,7 +145,14 @@ static const char page_script[] =
 "}\n"
 "const zoomTo = asked.get('zoom') &&\n"
 "  [...document.querySelectorAll('#chart g.frame')].find(g => g.getAttribute('name') === asked.get('zoom'));\n"
-"if (zoomTo) zoomTo.dispatchEvent(new MouseEvent('click', {bubbles: true}));\n";
+/*
+ * The page opens drawn whole, zoomed if asked, with no animation (duration 0, the timers
+ * flushed): a headless browser runs animation frames when it likes under --dump-dom or
+ * --screenshot, and would catch it midway. A reader's own clicks animate.
+ */
+"if (zoomTo) zoomTo.dispatchEvent(new MouseEvent('click', {bubbles: true}));\n"
+"d3.timerFlush();\n"
+"chart.transitionDuration(300);\n";
 
 static const char page_style[] =
 "body { font-family: Verdana, sans-serif; margin: 12px; }\n"

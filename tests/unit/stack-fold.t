@@ -29,6 +29,8 @@ for f in 'middle' 'inner (inlined)' 'tpgen_fire [tpgen]' 'entry_SYSCALL_64' 'sch
 	grep -qF "name=\"$f\"" "$dir/dom.html"
 	ok $? "rendered: a frame named '$f'"
 done
+grep -qF '<div class="d3-flame-graph-label" style="display: block;">inner (inlined)</div>' "$dir/dom.html"
+ok $? "a frame's label drawn: inner (inlined)"
 grep -qF '<title>middle: 40 events, 40.00% of all 100</title>' "$dir/dom.html"
 ok $? "a frame's title: its count and share of all events"
 grep -qF '&lt;/script&gt;&lt;b&gt;x&lt;/b&gt;' "$dir/dom.html" && ! grep -qF '<b>x</b>' "$dir/dom.html"
@@ -45,8 +47,15 @@ grep -qF 'name="outer" class="frame fade"' "$dir/zoom.html" &&
 ok $? "#zoom=middle: a click on it; its callers faded, it is not" \
 	"$(grep -o 'name="[^"]*" class="[^"]*"' "$dir/zoom.html")"
 is "$(grep -c 'name="schedule"' "$dir/zoom.html")" 0 "#zoom=middle: a frame beside it is gone"
+# The page is 1280 px wide, less 12 px margins: the chart 1256.
+is "$(grep -o 'name="middle" class="frame"><rect [^>]*' "$dir/zoom.html" | grep -o 'width="[0-9.]*"')" \
+	'width="1256"' "#zoom=middle: it spans the chart"
 png=$BUILD/stack-flamegraph.png
-rm -f "$png"
+rm -f "$png" "$dir/again.png"
 (cd "$dir" && chrome --screenshot="$png" "file://$page")
 is "$(file -b "$png" | cut -d, -f1-2)" "PNG image data, 1280 x 720" "screenshot taken: $png"
+# Nothing still moving when the picture is taken: a second one is the same, pixel for pixel.
+(cd "$dir" && chrome --screenshot="$dir/again.png" "file://$page")
+cmp -s "$png" "$dir/again.png"
+ok $? "a second screenshot is the same: the page is drawn whole at once"
 done_testing
