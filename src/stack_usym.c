@@ -18,10 +18,10 @@
 /* A file known by its build id; its Dwfl is made on first use and kept for the run. */
 struct usym_file {
 	unsigned char id[BPF_BUILD_ID_SIZE];	/* zero-padded, as the kernel gives it */
-	char *path;				/* NULL: not found (yet) */
-	Dwfl *dwfl;
+	char *path;				/* NULL: not found (yet), or [vdso] */
+	Dwfl *dwfl;				/* its own; NULL when mod is a process's */
 	Dwfl_Module *mod;
-	int opened;				/* tried: dwfl is set, or the file failed */
+	int opened;				/* tried: mod is set, or the file failed */
 };
 
 /* A process noted while it lived: its Dwfl, or NULL when it was gone by then. */
@@ -174,15 +174,29 @@ static int note_module(Dwfl_Module *mod, void **userdata, const char *name, Dwar
 	struct usym *u = arg;
 	const unsigned char *bits;
 	const char *mainfile = NULL;
+	struct usym_file *f;
 	GElf_Addr bias, vaddr;
 	int len;
 
 	if (!dwfl_module_getelf(mod, &bias))
 		return DWARF_CB_OK;
 	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len <= 0)
+		return DWARF_CB_OK;
 	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
-	if (len > 0 && mainfile && mainfile[0] == '/')
-		file_index(u, bits, len, mainfile);
+	f = file_index(u, bits, len, mainfile && mainfile[0] == '/' ? mainfile : NULL);
+	/*
+	 * The very file the process mapped, opened while it ran: frames by build id name
+	 * through it even when its path holds another file by now (rebuilt) or it has none
+	 * ([vdso]).
+	 */
+	if (f && !f->mod) {
+		if (f->dwfl)
+			dwfl_end(f->dwfl);
+		f->dwfl = NULL;
+		f->mod = mod;
+		f->opened = 1;
+	}
 	return DWARF_CB_OK;
 }
 
@@ -480,7 +494,10 @@ void usym_build_id(struct usym *u, pid_t pid, const struct bpf_stack_build_id *f
 		return;
 	}
 	if (mod) {
-		add_line(out, "%s+0x%llx", base_name(file->path), (unsigned long long)f->offset);
+		const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+
+		add_line(out, "%s+0x%llx", base_name(name ? name : "[unknown]"),
+			 (unsigned long long)f->offset);
 		return;
 	}
 	snprintf(id, sizeof(id), "%02x%02x%02x%02x", f->build_id[0], f->build_id[1],

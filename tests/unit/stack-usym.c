@@ -4,7 +4,8 @@
  * PIE that stack-usym.t built from stack-prog/prog.c, argv[2] its separate debug file. The
  * program prints its stack as (build id, file offset) records, as BPF_F_USER_BUILD_ID gives
  * them, and the raw addresses; every name is asked for once it has exited:
- *	- noted while it lived (its maps read, its Dwfl kept): by build id and by address;
+ *	- noted while it lived (its maps read, its Dwfl kept), its path holding another file
+ *	  by then (rebuilt since): by build id and by address, and refused by a new look;
  *	- only its file named (usym_add_file, as tpstat knows the command it runs);
  *	- nothing known: "[build-id 0123abcd]+0xOFF", never a bare address;
  *	- its debug file gone: the file and the offset for what only the debug file named.
@@ -140,8 +141,8 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	const char *prog = argv[1], *debug = argv[2], *base = strrchr(prog, '/') + 1;
-	char hidden[4096], want_name[256], name[512];
-	struct usym *u;
+	char hidden[4096], moved[4096], want_name[256], name[512];
+	struct usym *u, *v;
 	FILE *to_child;
 	double t0, first, took[2];
 	pid_t pid;
@@ -156,12 +157,22 @@ int main(int argc, char **argv)
 	ASSERT_EQ(usym_note_pid(u, pid), 0, "usym_note_pid while it lives");
 	let_exit(pid, to_child);
 	ASSERT_TRUE(kill(pid, 0) && errno == ESRCH, "the program has exited");
+	/* Its path replaced since (a rebuild): what was noted names it, a new look refuses. */
+	snprintf(moved, sizeof(moved), "%s.orig", prog);
+	ASSERT_TRUE(!rename(prog, moved) && !symlink("/bin/true", prog),
+		    "the program's path now holds another file");
 	check_names(u, pid, 0, "noted, by build id");
 	check_names(u, pid, 1, "noted, by address");
+	v = usym_new();
+	usym_add_file(v, prog);
+	ASSERT_TRUE(!strncmp(frame_text(v, pid, 0, 0, 0), "[build-id", 9),
+		    "not noted, its path replaced: not named from the other file");
+	usym_free(v);
 	ASSERT_TRUE(strncmp(frame_text(u, pid, 4, 0, 0), "[build-id", 9),
 		    "noted: libc's frame found by its build id");
 	printf("# libc's frame: %s\n", frame_text(u, pid, 4, STACK_NAME_OFFSET, 0));
 	ASSERT_EQ(usym_note_pid(u, pid), 0, "noting it again: the cached Dwfl");
+	ASSERT_TRUE(!unlink(prog) && !rename(moved, prog), "the program back");
 	usym_free(u);
 
 	/* 2. Only its file named. */
