@@ -311,6 +311,7 @@ $(BUILD)/tests/fuzz/%: tests/fuzz/%.c | deps
 		$(filter %.c,$^) -o $@
 	$(call deps-of-sources,$(CLANG) -Isrc)
 $(BUILD)/tests/fuzz/cookie-proto: src/cookie_proto.c
+$(BUILD)/tests/fuzz/stack-text: src/stack_ksym.c src/stack_fold.c src/stack_html.c src/json.c
 
 # The guest's initramfs: the cached base image plus a second cpio with the suite (what make
 # run and make vm boot), and the test payload, an archive of its own that images/run-vm

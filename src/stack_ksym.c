@@ -101,7 +101,8 @@ int ksym_parse(struct ksym_table *t, const char *text, size_t len)
 		t->restricted = 1;
 		t->n = 0;
 	}
-	qsort(t->syms, t->n, sizeof(*t->syms), ksym_cmp);
+	if (t->n > 1)
+		qsort(t->syms, t->n, sizeof(*t->syms), ksym_cmp);
 	return 0;
 }
 
