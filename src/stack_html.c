@@ -143,8 +143,8 @@ static const char page_script[] =
 "  document.getElementById('term').value = asked.get('search');\n"
 "  chart.search(asked.get('search'));\n"
 "}\n"
-"const zoomTo = asked.get('zoom') &&\n"
-"  [...document.querySelectorAll('#chart g.frame')].find(g => g.getAttribute('name') === asked.get('zoom'));\n"
+"const zoomTo = asked.get('zoom') && [...document.querySelectorAll('#chart g.frame')]\n"
+"  .find(g => g.getAttribute('name') === asked.get('zoom'));\n"
 /*
  * The page opens drawn whole, zoomed if asked, with no animation (duration 0, the timers
  * flushed): a headless browser runs animation frames when it likes under --dump-dom or
