@@ -43,6 +43,10 @@ TOOLS := $(GUEST_TOOLS) $(SBIN_TOOLS) $(BIN_TOOLS)
 UTIL := $(addprefix $(BUILD)/,bpf_util.o cli.o clock.o cmd.o json.o)
 # The metrics exporter (--listen, --textfile) of tools on the run loop.
 METRICS := $(addprefix $(BUILD)/,metrics_export.o metrics_textfile.o http_serve.o metrics.o)
+# Stacks (--by TP:kstack/ustack, issue 39): kernel frames from kallsyms, user frames through
+# libdwfl, the folded lines, the table, -j and the --flamegraph page with its viewer inline.
+STACKS := $(addprefix $(BUILD)/,stack_ksym.o stack_usym.o stack_fold.o stack_html.o stack_viewer.o)
+STACKS_LIBS := -ldw
 # cookie-gend's socket, its metrics and its loop: all they know of the daemon is its ops.
 COOKIE_SERVE := $(addprefix $(BUILD)/,cookie_loop.o cookie_serve.o cookie_rate.o cookie_metrics.o cookie_proto.o \
 	runloop.o) $(METRICS) $(UTIL)
@@ -64,7 +68,7 @@ ifneq ($(FLAGS_NOW),$(file <$(BUILD)/flags))
 $(shell mkdir -p $(BUILD))
 $(file >$(BUILD)/flags,$(FLAGS_NOW))
 endif
-$(patsubst src/%.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BINS) $(UNIT_BINS) $(VM_HELPERS) \
+$(patsubst src/%.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BUILD)/stack_viewer.o $(BINS) $(UNIT_BINS) $(VM_HELPERS) \
 	$(BENCH_BINS): $(BUILD)/flags
 
 # Paths of the cached kernel tree and base image, known once their stamps are made.
@@ -124,6 +128,14 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 $(BUILD)/%.o: src/%.c | deps
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+# The flame graph viewer (d3-flame-graph and d3, from npm, cached outside the tree), built
+# into the object that holds it: .incbin finds the files on the assembler's include path.
+$(BUILD)/viewer.stamp: images/flamegraph-viewer | deps
+	@images/flamegraph-viewer $(BUILD) && touch $@
+
+$(BUILD)/stack_viewer.o: src/stack_viewer.S $(BUILD)/viewer.stamp | deps
+	$(CC) $(CFLAGS) -Wa,-I$(BUILD)/viewer $(DEPFLAGS) -c $< -o $@
 
 -include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*/*.d $(BUILD)/tests/unit/layout/*.d)
 
@@ -282,6 +294,10 @@ $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(
 	@mkdir -p $(dir $@)
 	$(CC) -I$(BUILD) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/tests/unit/runloop: $(BUILD)/runloop.o $(UTIL)
+$(BUILD)/tests/unit/stack-ksym: $(BUILD)/stack_ksym.o
+$(BUILD)/tests/unit/stack-usym: $(BUILD)/stack_usym.o
+$(BUILD)/tests/unit/stack-usym: LDLIBS += $(STACKS_LIBS)
+$(BUILD)/tests/unit/stack-fold: $(BUILD)/stack_fold.o $(BUILD)/stack_html.o $(BUILD)/stack_viewer.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-hist: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
 
@@ -295,6 +311,7 @@ $(BUILD)/tests/fuzz/%: tests/fuzz/%.c | deps
 		$(filter %.c,$^) -o $@
 	$(call deps-of-sources,$(CLANG) -Isrc)
 $(BUILD)/tests/fuzz/cookie-proto: src/cookie_proto.c
+$(BUILD)/tests/fuzz/stack-text: src/stack_ksym.c src/stack_fold.c src/stack_html.c src/json.c
 
 # The guest's initramfs: the cached base image plus a second cpio with the suite (what make
 # run and make vm boot), and the test payload, an archive of its own that images/run-vm
@@ -364,7 +381,8 @@ FORCE:
 # ---- Debian packages (images/debian, debhelper) ----
 # `make deb` stages the sources with images/debian as debian/, and the objects and tools
 # this make built (with their .d files, the skeletons, build/vmlinux.h and build/flags:
-# the BPF objects are CO-RE, the binaries run on any kernel with BTF), then builds the
+# the BPF objects are CO-RE, the binaries run on any kernel with BTF; and build/viewer/,
+# the flame graph viewer's files, which debian/copyright names), then builds the
 # binary packages there with dpkg-buildpackage. The package build's own make (debian/rules)
 # finds them all up to date and compiles nothing: the suite is built once, and the package
 # holds the very binaries the host tests ran (tests/unit/deb.t compares their build ids).
@@ -380,7 +398,7 @@ DEBS = $(DEB_DIR)/bareatom_$(DEB_VERSION)_amd64.deb $(DEB_DIR)/libcookie-dev_$(D
 .PHONY: deb
 deb: $(DEBS)
 
-DEB_BUILT := $(foreach f,*.o *.d *.skel.h libcookie.a vmlinux.h flags $(TOOLS),--include='/$(f)')
+DEB_BUILT := $(foreach f,*.o *.d *.skel.h libcookie.a vmlinux.h flags viewer.stamp viewer viewer/* $(TOOLS),--include='/$(f)')
 $(DEB_DIR)/bareatom_%_amd64.deb $(DEB_DIR)/libcookie-dev_%_amd64.deb: Makefile $(BINS) $(BUILD)/libcookie.a \
 		$(wildcard src/* src/man/* bpf/* images/debian/* images/debian/*/*) | deps
 	@mkdir -p $(DEB_STAGE)/build
