@@ -28,9 +28,12 @@ endif
 ifeq ($(origin LDFLAGS),undefined)
 LDFLAGS := $(call deb-flags,LDFLAGS)
 endif
-CFLAGS += -Wall -Wextra -Wno-unused-parameter -I$(BUILD) -Isrc -Ibpf
+# Includes: every header of this tree is named by its path from the top ("src/cli.h",
+# "bpf/tpstat_abi.h", "tests/unit/test.h"; -I.), so an include says which file it means; only
+# the generated ones, vmlinux.h and NAME.skel.h, are named bare and come from $(BUILD).
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -I$(BUILD) -I.
 LDLIBS := -lbpf -lelf -lz -lm
-BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -Wall
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -I. -Wall
 
 # The one list of tools and where they go: the package puts SBIN_TOOLS in /usr/sbin and
 # BIN_TOOLS in /usr/bin (make deb writes debian/bareatom.install, .manpages and .links from
@@ -234,7 +237,6 @@ $(BUILD)/tests/vm/%: tests/vm/%.c | deps
 
 $(BUILD)/tests/vm/cookie-load: $(BUILD)/libcookie.a
 $(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h
-$(BUILD)/tests/vm/prog-run: CFLAGS += -Itests/unit
 
 # The guest half of make bench; libuuid linked in statically (the image has no libuuid1).
 $(BUILD)/tests/bench/tpbench: tests/bench/tpbench.c $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h \
@@ -269,8 +271,8 @@ UNIT_BINS += $(BUILD)/tests/unit/metrics-writer-ubsan
 $(BUILD)/tests/unit/metrics-writer-ubsan: tests/unit/metrics-writer.c src/metrics.c src/json.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) -g -O1 -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all \
-		-Wall -Wextra -Wno-unused-parameter -Isrc -Ibpf $(filter %.c,$^) -lm -o $@
-	$(call deps-of-sources,$(CC) -Isrc -Ibpf)
+		-Wall -Wextra -Wno-unused-parameter -I. $(filter %.c,$^) -lm -o $@
+	$(call deps-of-sources,$(CC) -I.)
 $(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/runloop.o \
 		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
 $(BUILD)/tests/unit/metrics-export: $(METRICS) $(BUILD)/runloop.o $(UTIL)
@@ -291,9 +293,9 @@ $(BUILD)/tests/unit/tpstat-hist: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(wildcard tests/fuzz/*.c))
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c | deps
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc \
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I. \
 		$(filter %.c,$^) -o $@
-	$(call deps-of-sources,$(CLANG) -Isrc)
+	$(call deps-of-sources,$(CLANG) -I.)
 $(BUILD)/tests/fuzz/cookie-proto: src/cookie_proto.c
 
 # The guest's initramfs: the cached base image plus a second cpio with the suite (what make

@@ -26,11 +26,12 @@ is "$missing" "" "every target is built (make test-host image)"
 out=$(mk "${target[@]}" "$ubsan")
 is "$(grep -E -- ' -o [^ ]+' <<<"$out" | head -n 5)" "" "with no header changed, nothing is recompiled"
 
-# The headers and, for each, the sources that include it directly (by name: -I finds them).
+# The headers and, for each, the sources that include it directly (by its path from the top,
+# as every include names a header of this tree).
 for h in $(cd "$top" && ls bpf/*.h src/*.h tests/unit/*.h); do
 	want=()
 	for s in "${!target[@]}"; do
-		grep -qE "^#include \"([a-z_/.]*/)?${h##*/}\"" "$top/$s" && want+=("${target[$s]}")
+		grep -qF "#include \"$h\"" "$top/$s" && want+=("${target[$s]}")
 	done
 	[ "$h" = src/metrics.h ] || [ "$h" = src/json.h ] && want+=("$ubsan")
 	[ ${#want[@]} -gt 0 ] || continue

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "tpfield.h"
-#include "test.h"
+#include "src/tpfield.h"
+#include "tests/unit/test.h"
 
 extern const unsigned long layout_cfs_rq_util_avg, layout_cfs_rq_load_avg, layout_cfs_rq_rq,
 	layout_rq_cpu, layout_rq_nr_running, layout_rq_curr, layout_task_comm, layout_task_pid,

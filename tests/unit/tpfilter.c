@@ -10,8 +10,8 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "tpfilter.h"
-#include "test.h"
+#include "src/tpfilter.h"
+#include "tests/unit/test.h"
 
 static struct btf *btf;
 static char err[512];
