@@ -8,7 +8,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
 # The Makefile's names are relative to the tree (its .d files too).
 b=$(realpath -m --relative-to="$top" "$BUILD")
-mk() { make -C "$top" --no-print-directory -n BUILD="$b" -o deps -o "$b/kernel.dir" \
+mk() { make -C "$top" --no-print-directory -n BUILD="$b" -o deps -o "$b/kernel.dir" -o "$b/btf.dir" \
 	-o "$b/base-image.path" "$@" 2>&1; }
 
 # Each source and the target that compiles it.
