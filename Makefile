@@ -362,7 +362,9 @@ test: test-host test-vm-build
 test-loaded: test-host test-vm-build
 	@tests/loaded tests/run-all $(BUILD)
 
-test-host: $(BINS) $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) | deps
+# Everything compiled that needs no kernel build, the guest's test helpers and tpbench
+# included (tests/unit/make-deps.t checks that each one is rebuilt when a header changes).
+test-host: $(BINS) $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) $(VM_HELPERS) $(BENCH_BINS) | deps
 
 test-vm-build: test-image stock-kernel prom-share
 

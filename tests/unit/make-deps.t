@@ -3,7 +3,7 @@
 # BPF objects, the unit tests, the VM helpers, the benchmark and the fuzz targets. For each
 # header of this tree, `make -n -W HEADER` (as if the header had just been edited) must
 # recompile every target whose source includes it, so no test runs a binary older than the
-# code it checks. Needs a complete build (make test-host image); reads it, changes nothing.
+# code it checks. Needs make test-host's build; reads it, changes nothing.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
 # The Makefile's names are relative to the tree (its .d files too).
@@ -22,7 +22,7 @@ ubsan=$b/tests/unit/metrics-writer-ubsan
 
 missing=""
 for s in "${!target[@]}"; do [ -e "$top/${target[$s]}" ] || missing+=" ${target[$s]}"; done
-is "$missing" "" "every target is built (make test-host image)"
+is "$missing" "" "every target is built (make test-host)"
 out=$(mk "${target[@]}" "$ubsan")
 is "$(grep -E -- ' -o [^ ]+' <<<"$out" | head -n 5)" "" "with no header changed, nothing is recompiled"
 
@@ -45,8 +45,10 @@ done
 
 # A bare `make` is the README's "build everything": as if every source had changed, it would
 # compile the tools and make the guest image (it once built build/bpf_util.o and stopped, the
-# first rule of the Makefile being the default goal).
-out=$(mk -B)
+# first rule of the Makefile being the default goal). tpgen.ko is left out: its recipe is a
+# recursive make into our kernel's tree, which runs even under -n, and the host tests need no
+# kernel build.
+out=$(mk -B -o "$b/module/tpgen.ko")
 grep -qE -- " -o $b/tpstat( |\$)" <<<"$out" && grep -q "images/make-initrd" <<<"$out"
 ok $? "a bare make builds the tools and the guest image" "$(head -n 5 <<<"$out")"
 done_testing
