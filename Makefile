@@ -1,6 +1,8 @@
 # bareatom: .bpf.c -> .bpf.o -> .skel.h -> binary, a kernel and a guest image to run them in.
 #
 #   make            build everything (kernel, tpgen.ko, BPF objects, tools, guest image)
+#   make tools      the tools alone, and make test-host all the host tests need: no kernel build
+#                   (vmlinux.h is Debian's kernel's BTF, images/vmlinux-h)
 #   make test       host tests, then VM tests in one guest boot; ends with "N passed, N failed"
 #   make run        boot the guest and run the demo
 #   make vm         an interactive root shell in the guest
