@@ -17,12 +17,12 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "cookie.h"
-#include "cookie_proto.h"
-#include "json.h"
-#include "libcookie.h"
-#include "runloop.h"
-#include "cli.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_proto.h"
+#include "src/json.h"
+#include "src/libcookie.h"
+#include "src/runloop.h"
+#include "src/cli.h"
 
 enum mode { MODE_GET, MODE_PID, MODE_STATS, MODE_FOLLOW, MODE_DECODE };
 enum path { PATH_AUTO, PATH_FAST, PATH_SOCKET };
@@ -110,7 +110,7 @@ static long parse_long(const char *arg, const char *what, long min, long max)
 
 /*
  * A cookie: decimal digits only (no sign, no blanks, no 0x), at most 2^64 - 1, and a
- * sequence that is not 0, since no node ever hands that out (bpf/cookie.h).
+ * sequence that is not 0, since no node ever hands that out (bpf/cookie_abi.h).
  */
 static uint64_t parse_cookie(const char *arg)
 {
@@ -537,7 +537,7 @@ out:
 	return err;
 }
 
-/* Node and sequence: the layout every drawer produces (bpf/cookie.h). No daemon needed. */
+/* Node and sequence: the layout every drawer produces (bpf/cookie_abi.h). No daemon needed. */
 static int do_decode(void)
 {
 	uint64_t c = env.decode;

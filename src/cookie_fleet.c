@@ -11,10 +11,10 @@
 #include <unistd.h>
 #include <sys/random.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "cookie_fleet.h"
-#include "cookie_store.h"
-#include "clock.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_fleet.h"
+#include "src/cookie_store.h"
+#include "src/clock.h"
 
 #define BACKOFF_MIN	0.2
 #define BACKOFF_MAX	2.0

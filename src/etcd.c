@@ -9,7 +9,7 @@
 #include <string.h>
 #include <curl/curl.h>
 #include <json-c/json.h>
-#include "etcd.h"
+#include "src/etcd.h"
 
 #define REPLY_MAX	(1 << 20)	/* a bigger reply is not one of ours: refused */
 

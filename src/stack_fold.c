@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "stack_fold.h"
-#include "stack_frame.h"
+#include "src/stack_fold.h"
+#include "src/stack_frame.h"
 
 /* The buckets of struct stack_acct: the JSON member, the table's words, where it is. */
 static const struct {

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "json.h"
+#include "src/json.h"
 
 /* One stack and its count. Frames leaf first, as the kernel records them. */
 struct stack_entry {

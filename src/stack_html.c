@@ -3,9 +3,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
-#include "json.h"
-#include "stack_frame.h"
-#include "stack_html.h"
+#include "src/json.h"
+#include "src/stack_frame.h"
+#include "src/stack_html.h"
 
 /* The viewer's files, NUL-terminated (src/stack_viewer.S). */
 extern const char stack_viewer_d3[], stack_viewer_flamegraph[], stack_viewer_css[];

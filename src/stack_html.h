@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include "stack_fold.h"
+#include "src/stack_fold.h"
 
 /* The page, titled @title, of the @n entries of @e and the buckets of @a. */
 int stack_html_write(FILE *f, const char *title, const struct stack_entry *e, size_t n,

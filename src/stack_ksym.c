@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "stack_ksym.h"
+#include "src/stack_ksym.h"
 
 static int is_text_type(char c)
 {

@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "stack_frame.h"
+#include "src/stack_frame.h"
 
 struct ksym {
 	uint64_t addr;

@@ -13,7 +13,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
-#include "stack_usym.h"
+#include "src/stack_usym.h"
 
 /* A file known by its build id; its Dwfl is made on first use and kept for the run. */
 struct usym_file {

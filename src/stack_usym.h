@@ -34,7 +34,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/bpf.h>
-#include "stack_frame.h"
+#include "src/stack_frame.h"
 
 /* A frame's lines, innermost first: the inlined functions, then the one they are in. */
 #define USYM_LINES 8

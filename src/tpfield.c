@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
-#include "tpfield.h"
+#include "src/tpfield.h"
 
 struct sbuf {
 	char *buf;

@@ -50,7 +50,7 @@ struct tpfield_proto {
 
 /*
  * The farthest a read reaches past the value in hand: its offset is a __u32 here and in the
- * BPF program's copy (bpf/tpstat.h). An expression that lands farther is refused.
+ * BPF program's copy (bpf/tpstat_abi.h). An expression that lands farther is refused.
  */
 #define TPFIELD_OFF_MAX 0xffffffffULL
 

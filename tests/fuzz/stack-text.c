@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "stack_fold.h"
-#include "stack_html.h"
-#include "stack_ksym.h"
+#include "src/stack_fold.h"
+#include "src/stack_html.h"
+#include "src/stack_ksym.h"
 
 const char stack_viewer_d3[] = "", stack_viewer_flamegraph[] = "", stack_viewer_css[] = "";
 

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
-#include "stack_fold.h"
-#include "stack_html.h"
-#include "test.h"
+#include "src/json.h"
+#include "src/stack_fold.h"
+#include "src/stack_html.h"
+#include "tests/unit/test.h"
 
 /* Leaf first, as the kernel records them. */
 static const char *const k1[] = { "tpgen_fire [tpgen]", "do_syscall_64", "entry_SYSCALL_64" };

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "stack_ksym.h"
-#include "test.h"
+#include "src/stack_ksym.h"
+#include "tests/unit/test.h"
 
 /* Out of order on purpose: modules come last in the real file, but nothing relies on it. */
 static const char fixture[] =

@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "stack_usym.h"
-#include "test.h"
+#include "src/stack_usym.h"
+#include "tests/unit/test.h"
 
 #define MAX_FRAMES 32
 
