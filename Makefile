@@ -146,7 +146,7 @@ $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
-$(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(BUILD)/tpfield.o $(BUILD)/tplist.o \
+$(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_spec.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(BUILD)/tpfield.o $(BUILD)/tplist.o \
 		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 # cookie-gend --etcd: the claim and reservations (cookie_fleet.c) over etcd's JSON gateway
 # (etcd.c: libcurl for HTTP, json-c for the bodies).

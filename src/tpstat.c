@@ -16,7 +16,7 @@
 #include "tpstat.h"
 #include "tpstat.skel.h"
 #include "tplist.h"
-#include "tpfield.h"
+#include "tpstat_spec.h"
 #include "runloop.h"
 #include "tpstat_buckets.h"
 #include "tpstat_fmt.h"
@@ -46,41 +46,34 @@ struct tp_counts {
 	__u64 filtered, filter_errors;	/* --filter: rejected, and reads that failed */
 };
 
-/* One --hist or --lhist: as given, its field compiled against BTF, and its counts. */
+/* One --hist or --lhist (specs.hist[h], h its place in the kernel's hists): its counts. */
 struct hist {
-	const struct tpstat_hist_opt *opt;
-	int h;				/* its index in .rodata's hist_field and the kernel's hists */
-	struct tpfield field;
+	const struct tp_hist *spec;
+	int h;
 	struct tpstat_hist raw, excluded, at_pause, shown, prev;
 	struct tpstat_hist delta;	/* one interval's, for its lines */
 };
 
-/* One --by: as given, its key compiled against BTF (an EXPR key), and its entries as read. */
+/* One --by (specs.by[b], b its place in the table's keys): its entries as read. */
 struct by {
-	const struct tpstat_by_opt *opt;
-	int b;				/* its index in .rodata's by_spec and the table's keys */
-	struct tpfield key[TPSTAT_BY_KEYS + 1];	/* its EXPR keys; [TPSTAT_BY_KEYS]: --value */
+	const struct tp_by *spec;
+	int b;
 	struct tpstat_by_entry *entries;	/* TPSTAT_BY_ENTRIES of room; sorted once read */
 	int n;				/* entries read */
 };
 
-/* One --latency: as given, its keys compiled, its histogram and accounting as read. */
+/* One --latency (specs.lat[l], l its place in the kernel's tables): as read. */
 struct lat {
-	const struct tpstat_lat_opt *opt;
-	int l;				/* its index in .rodata's lat_spec and the kernel's tables */
-	struct tpfield key[2];		/* START's and END's, for an EXPR key */
+	const struct tp_lat *spec;
+	int l;
 	struct tpstat_hist raw, prev, delta;
 	struct tpstat_lat_stats st, prev_st;	/* as read, and as the previous report showed */
 	__u64 open;			/* STARTs in the table now */
 };
 
-/*
- * One counted tracepoint: all tpstat keeps of it. idx is its index in the BPF object (the
- * program tpstat_IDX, the slots' count[IDX], .bss tps[IDX]) and in the options' names.
- */
+/* One counted tracepoint: its spec, its program and link, its counts. */
 struct tp {
-	int idx;
-	const struct tp_info *info;
+	const struct tp_spec *spec;
 	struct bpf_program *prog;
 	struct bpf_link *link;
 	struct tp_counts raw, excluded, at_pause, shown, prev;
@@ -94,8 +87,7 @@ struct tp {
 	int nbys;
 	struct lat *lats[TPSTAT_MAX_LAT];	/* the --latency that end here */
 	int nlats;
-	int nfilters;			/* its --filter */
-	const char *filter_text[TPSTAT_MAX_FILTER];	/* each as given: "seq & 1" */
+	const char *filter_text[TPSTAT_MAX_FILTER];	/* each --filter as given: "seq & 1" */
 	/* What its row in a report points to. */
 	struct tpstat_hist_row hist_rows[TPSTAT_MAX_HIST];
 	struct tpstat_by_row by_rows[TPSTAT_MAX_BY];
@@ -104,13 +96,13 @@ struct tp {
 
 struct state {
 	const struct tpstat_opts *o;
+	const struct tpstat_specs *specs;
 	struct tpstat_bpf *skel;
 	struct bpf_link *task_links[2];	/* fork and free tracking of the targets */
 	int n;				/* tracepoints counted */
 	struct tp tp[TPSTAT_MAX_TP];
 	struct hist hist[TPSTAT_MAX_HIST];	/* in the options' order, each on its tracepoint */
 	struct by by[TPSTAT_MAX_BY];
-	const struct tpfilter *filters;	/* --filter, compiled, in the options' order */
 	struct lat lat[TPSTAT_MAX_LAT];
 	struct tpstat_hist *hist_cpu;	/* --hist's per-CPU copies, mapped: see read_hists() */
 	bool paused;
@@ -135,10 +127,10 @@ struct state {
  */
 static void read_hists(struct state *s)
 {
-	int nhist = s->o->nhist;
+	int nhist = s->specs->nhist;
 
 	for (int h = 0; h < nhist; h++) {
-		bool sg = s->hist[h].field.is_signed;
+		bool sg = s->hist[h].spec->field.is_signed;
 		struct tpstat_hist *to = &s->hist[h].raw;
 
 		memset(to, 0, sizeof(*to));
@@ -171,7 +163,7 @@ static void read_hists(struct state *s)
 /* Map the per-CPU histograms after load and start each copy's min and max at the far ends. */
 static int map_hists(struct state *s)
 {
-	int nhist = s->o->nhist;
+	int nhist = s->specs->nhist;
 	size_t len = (size_t)s->ncpu * nhist * sizeof(struct tpstat_hist);
 	void *p;
 
@@ -185,7 +177,7 @@ static int map_hists(struct state *s)
 	}
 	s->hist_cpu = p;
 	for (int h = 0; h < nhist; h++) {
-		bool sg = s->hist[h].field.is_signed;
+		bool sg = s->hist[h].spec->field.is_signed;
 
 		for (int cpu = 0; cpu <= s->ncpu; cpu++) {
 			struct tpstat_hist *t = cpu < s->ncpu ? &s->hist_cpu[cpu * nhist + h] :
@@ -213,7 +205,7 @@ static void read_by_table(struct state *s)
 	bool first = true;
 	int err;
 
-	for (int b = 0; b < s->o->nby; b++)
+	for (int b = 0; b < s->specs->nby; b++)
 		s->by[b].n = 0;
 	do {
 		LIBBPF_OPTS(bpf_map_batch_opts, o);
@@ -224,7 +216,7 @@ static void read_by_table(struct state *s)
 		for (__u32 i = 0; i < count; i++) {
 			__u32 b = keys[i].by;
 
-			if (b < (__u32)s->o->nby && s->by[b].n < TPSTAT_BY_ENTRIES) {
+			if (b < (__u32)s->specs->nby && s->by[b].n < TPSTAT_BY_ENTRIES) {
 				struct tpstat_by_entry *e = &s->by[b].entries[s->by[b].n++];
 
 				memcpy(e->k, keys[i].k, sizeof(e->k));
@@ -244,7 +236,7 @@ static void read_by_table(struct state *s)
 		for (int j = 0; j < tp->nbys; j++) {
 			struct by *by = tp->bys[j];
 
-			if (by->opt->nkeys != 1 || by->opt->kind != TPSTAT_KEY_CPU || by->opt->value)
+			if (by->spec->nkeys != 1 || by->spec->kind != TPSTAT_KEY_CPU || by->spec->value)
 				continue;
 			for (int cpu = 0; cpu < s->ncpu && cpu < TPSTAT_SLOTS; cpu++) {
 				__u64 v = tp->shown.slot[cpu];
@@ -280,19 +272,19 @@ static struct tpstat_by_row by_row(struct state *s, struct by *by)
 	struct tpstat_by_row r;
 
 	r = (struct tpstat_by_row){
-		.key_expr = by->opt->key, .kind = by->opt->kind, .is_signed = by->key[0].is_signed,
-		.nk = by->opt->nkeys, .value_expr = by->opt->value,
-		.value_signed = by->key[TPSTAT_BY_KEYS].is_signed,
+		.key_expr = by->spec->key, .kind = by->spec->kind, .is_signed = by->spec->field[0].is_signed,
+		.nk = by->spec->nkeys, .value_expr = by->spec->value,
+		.value_signed = by->spec->field[TPSTAT_BY_KEYS].is_signed,
 		.minmax_lost = __atomic_load_n(&st->minmax_lost, __ATOMIC_RELAXED),
 		.entries = by->entries, .n = by->n < top ? by->n : (int)top, .nkeys = by->n,
 		.other = other,
 		.dropped = __atomic_load_n(&st->dropped, __ATOMIC_RELAXED),
 		.errors = __atomic_load_n(&st->errors, __ATOMIC_RELAXED),
 	};
-	for (int i = 0; i < by->opt->nkeys; i++) {
-		r.keys[i] = by->opt->keys[i];
-		r.kinds[i] = by->opt->kinds[i];
-		r.signed_keys[i] = by->key[i].is_signed;
+	for (int i = 0; i < by->spec->nkeys; i++) {
+		r.keys[i] = by->spec->keys[i];
+		r.kinds[i] = by->spec->kinds[i];
+		r.signed_keys[i] = by->spec->field[i].is_signed;
 	}
 	return r;
 }
@@ -311,9 +303,9 @@ static void read_lats(struct state *s)
 	bool first = true;
 	int err;
 
-	if (!s->o->nlat)
+	if (!s->specs->nlat)
 		return;
-	for (int l = 0; l < s->o->nlat; l++) {
+	for (int l = 0; l < s->specs->nlat; l++) {
 		struct lat *la = &s->lat[l];
 		const struct tpstat_hist *from = &bss->lat_hist[l];
 		const __u64 *st = (const __u64 *)&bss->lat_stats[l];
@@ -341,7 +333,7 @@ static void read_lats(struct state *s)
 		first = false;
 		/* Entries holding a START's time: not one claimed by an END, nor FREE. */
 		for (__u32 i = 0; i < count; i++)
-			if (keys[i].lat < (__u32)s->o->nlat && vals[i].ns > TPSTAT_LAT_FREE)
+			if (keys[i].lat < (__u32)s->specs->nlat && vals[i].ns > TPSTAT_LAT_FREE)
 				s->lat[keys[i].lat].open++;
 	} while (!err);
 	if (errno != ENOENT)
@@ -365,17 +357,17 @@ static void read_raw(struct state *s)
 
 	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
 		for (int i = 0; i < s->n; i++)
-			s->tp[i].raw.slot[slot] = __atomic_load_n(&bss->slots[slot].count[s->tp[i].idx],
+			s->tp[i].raw.slot[slot] = __atomic_load_n(&bss->slots[slot].count[s->tp[i].spec->slot],
 								  __ATOMIC_RELAXED);
 	for (int i = 0; i < s->n; i++) {
 		struct tp *tp = &s->tp[i];
 
 		tp->raw.missed = recursion_misses(tp->prog);
 		tp->raw.filtered = tp->raw.filter_errors = 0;
-		for (int slot = 0; tp->nfilters && slot < TPSTAT_NR_SLOTS; slot++) {
-			tp->raw.filtered += __atomic_load_n(&bss->filtered[slot].count[tp->idx],
+		for (int slot = 0; tp->spec->nfilters && slot < TPSTAT_NR_SLOTS; slot++) {
+			tp->raw.filtered += __atomic_load_n(&bss->filtered[slot].count[tp->spec->slot],
 							    __ATOMIC_RELAXED);
-			tp->raw.filter_errors += __atomic_load_n(&bss->filter_errors[slot].count[tp->idx],
+			tp->raw.filter_errors += __atomic_load_n(&bss->filter_errors[slot].count[tp->spec->slot],
 								 __ATOMIC_RELAXED);
 		}
 	}
@@ -420,7 +412,7 @@ static void current(struct state *s)
 
 		sub_counts(&tp->shown, s->paused ? &tp->at_pause : &tp->raw, &tp->excluded);
 	}
-	for (int h = 0; h < s->o->nhist; h++) {
+	for (int h = 0; h < s->specs->nhist; h++) {
 		struct hist *hi = &s->hist[h];
 
 		buckets_sub(&hi->shown, s->paused ? &hi->at_pause : &hi->raw, &hi->excluded);
@@ -432,9 +424,9 @@ static void set_prev(struct state *s, bool zero)
 {
 	for (int i = 0; i < s->n; i++)
 		s->tp[i].prev = zero ? (struct tp_counts){} : s->tp[i].shown;
-	for (int h = 0; h < s->o->nhist; h++)
+	for (int h = 0; h < s->specs->nhist; h++)
 		s->hist[h].prev = zero ? (struct tpstat_hist){} : s->hist[h].shown;
-	for (int l = 0; l < s->o->nlat; l++) {
+	for (int l = 0; l < s->specs->nlat; l++) {
 		s->lat[l].prev = zero ? (struct tpstat_hist){} : s->lat[l].raw;
 		s->lat[l].prev_st = zero ? (struct tpstat_lat_stats){} : s->lat[l].st;
 	}
@@ -443,10 +435,10 @@ static void set_prev(struct state *s, bool zero)
 /* SIGUSR1: pause or resume. The flag in .bss is for observers; the programs never read it. */
 static bool toggle_pause(struct state *s)
 {
-	if (s->o->nby || s->o->nlat) {
+	if (s->specs->nby || s->specs->nlat) {
 		/* The key tables cannot leave out what was counted while paused: say so, go on. */
 		fprintf(stderr, "tpstat: SIGUSR1 ignored: --%s tables cannot be paused\n",
-			s->o->nby ? "by" : "latency");
+			s->specs->nby ? "by" : "latency");
 		return false;
 	}
 	read_raw(s);
@@ -461,7 +453,7 @@ static bool toggle_pause(struct state *s)
 			add_counts(&tp->excluded, &during);
 		}
 	}
-	for (int h = 0; h < s->o->nhist; h++) {
+	for (int h = 0; h < s->specs->nhist; h++) {
 		struct hist *hi = &s->hist[h];
 		struct tpstat_hist during;
 
@@ -499,7 +491,7 @@ static struct tpstat_hist_row hist_row(const struct tpstat_hist *shown,
  */
 static void fields_rows(struct state *s, bool interval)
 {
-	if (s->o->nby)
+	if (s->specs->nby)
 		read_by_table(s);
 	for (int i = 0; i < s->n; i++) {
 		struct tp *tp = &s->tp[i];
@@ -509,12 +501,12 @@ static void fields_rows(struct state *s, bool interval)
 			struct tpstat_hist_row *r = &tp->hist_rows[k];
 
 			*r = hist_row(&hi->shown, &hi->prev, &hi->delta, interval);
-			r->expr = hi->opt->expr;
-			r->is_signed = hi->field.is_signed;
-			r->linear = hi->opt->linear;
-			r->lmin = hi->opt->lmin;
-			r->lmax = hi->opt->lmax;
-			r->lstep = hi->opt->lstep;
+			r->expr = hi->spec->expr;
+			r->is_signed = hi->spec->field.is_signed;
+			r->linear = hi->spec->range.linear;
+			r->lmin = hi->spec->range.lmin;
+			r->lmax = hi->spec->range.lmax;
+			r->lstep = hi->spec->range.lstep;
 		}
 		for (int k = 0; k < tp->nbys; k++)
 			tp->by_rows[k] = by_row(s, tp->bys[k]);
@@ -526,8 +518,8 @@ static void fields_rows(struct state *s, bool interval)
 			const struct tpstat_lat_stats *base = interval ? &la->prev_st : &zero;
 
 			*r = (struct tpstat_lat_row){
-				.text = la->opt->text, .start_tp = s->tp[la->opt->idx[0]].info->name,
-				.start_key = la->opt->key[0], .end_key = la->opt->key[1],
+				.text = la->spec->text, .start_tp = la->spec->tp[0]->info->name,
+				.start_key = la->spec->key[0], .end_key = la->spec->key[1],
 				.hist = hist_row(&la->raw, &la->prev, &la->delta, interval),
 				.no_start = st.no_start - base->no_start,
 				.replaced = st.replaced - base->replaced, .open = la->open,
@@ -539,10 +531,10 @@ static void fields_rows(struct state *s, bool interval)
 			};
 			r->matched = r->hist.samples;
 			r->hist.expr = "ns";
-			r->hist.linear = la->opt->linear;
-			r->hist.lmin = la->opt->lmin;
-			r->hist.lmax = la->opt->lmax;
-			r->hist.lstep = (__u64)la->opt->lstep;
+			r->hist.linear = la->spec->range.linear;
+			r->hist.lmin = la->spec->range.lmin;
+			r->hist.lmax = la->spec->range.lmax;
+			r->hist.lstep = (__u64)la->spec->range.lstep;
 		}
 		s->rows[i].hists = tp->hist_rows;
 		s->rows[i].nhists = tp->nhists;
@@ -563,21 +555,21 @@ static void report(struct state *s, struct tpstat_report *r)
 	for (int i = 0; i < s->n; i++) {
 		struct tp *tp = &s->tp[i];
 		struct tpstat_row *row = &s->rows[i];
-		__u64 first = __atomic_load_n(&bss->tps[tp->idx].first_cpu, __ATOMIC_RELAXED);
+		__u64 first = __atomic_load_n(&bss->tps[tp->spec->slot].first_cpu, __ATOMIC_RELAXED);
 
 		for (int w = 0; w < TPSTAT_CPU_WORDS; w++)
-			tp->cpus[w] = __atomic_load_n(&bss->tps[tp->idx].cpus[w], __ATOMIC_RELAXED);
+			tp->cpus[w] = __atomic_load_n(&bss->tps[tp->spec->slot].cpus[w], __ATOMIC_RELAXED);
 		row->first_cpu = first ? (int)(first - 1) : -1;
-		row->cpus_truncated = __atomic_load_n(&bss->tps[tp->idx].cpus_beyond, __ATOMIC_RELAXED);
-		row->name = tp->info->name;
-		row->module = tp->info->module;
-		row->kind = tp->info->kind;
+		row->cpus_truncated = __atomic_load_n(&bss->tps[tp->spec->slot].cpus_beyond, __ATOMIC_RELAXED);
+		row->name = tp->spec->info->name;
+		row->module = tp->spec->info->module;
+		row->kind = tp->spec->info->kind;
 		row->count = total(&tp->shown);
 		row->delta = row->count - total(&tp->prev);
 		row->missed = tp->shown.missed;
 		row->missed_delta = tp->shown.missed - tp->prev.missed;
 		row->filters = tp->filter_text;
-		row->nfilters = tp->nfilters;
+		row->nfilters = tp->spec->nfilters;
 		row->filtered = tp->shown.filtered;
 		row->filtered_delta = tp->shown.filtered - tp->prev.filtered;
 		row->filter_errors = tp->shown.filter_errors;
@@ -608,7 +600,7 @@ static void report(struct state *s, struct tpstat_report *r)
 	r->target = s->target;
 	r->csv = o->csv;
 	r->per_cpu = o->per_cpu;
-	r->filters = o->nfilter > 0;
+	r->filters = s->specs->nfilter > 0;
 	if (r->final) {
 		r->run_secs = s->run_secs;
 		r->nruns = s->nruns;
@@ -635,12 +627,12 @@ static void metrics_snapshot(void *arg, struct tpstat_mview *v)
 		struct tp *tp = &s->tp[i];
 
 		v->tp[i] = (struct tpstat_mtp){
-			.tp = tp->info,
+			.tp = tp->spec->info,
 			.prog = bpf_program__name(tp->prog),
 			.prog_fd = bpf_program__fd(tp->prog),
 			.hits = total(&tp->shown),
 			.missed = tp->shown.missed,
-			.nfilters = tp->nfilters,
+			.nfilters = tp->spec->nfilters,
 			.filtered = tp->shown.filtered,
 			.filter_errors = tp->shown.filter_errors,
 		};
@@ -689,11 +681,11 @@ static int pin(struct state *s)
 		return 1;
 	err = pins_map(&s->pins, s->skel->maps.bss, "counters");
 	for (int i = 0; !err && i < s->n; i++) {
-		snprintf(name, sizeof(name), "prog_%s", s->tp[i].info->name);
+		snprintf(name, sizeof(name), "prog_%s", s->tp[i].spec->info->name);
 		err = pins_prog(&s->pins, s->tp[i].prog, name);
 		if (err)
 			break;
-		snprintf(name, sizeof(name), "link_%s", s->tp[i].info->name);
+		snprintf(name, sizeof(name), "link_%s", s->tp[i].spec->info->name);
 		err = pins_link(&s->pins, s->tp[i].link, name);
 	}
 	return err ? 1 : 0;
@@ -867,146 +859,108 @@ static int run(struct state *s)
 	return status;
 }
 
-/* Is tracepoint @idx the START or END of a --latency? */
-static bool in_latency(const struct tpstat_opts *o, int idx)
+/* The one copy of a compiled field into .rodata, the reads of tracepoint @tp's program. */
+static void rodata_field(struct tpstat_field *d, const struct tp_spec *tp, const struct tpfield *f,
+			 const struct buckets_linear *range)
 {
-	for (int l = 0; l < o->nlat; l++)
-		if (o->lat[l].idx[0] == idx || o->lat[l].idx[1] == idx)
-			return true;
-	return false;
+	*d = (struct tpstat_field){ .tp = tp->slot, .arg = f->arg, .nsteps = f->nsteps,
+		.size = f->size, .is_signed = f->is_signed, .bit_off = f->bit_off,
+		.bit_size = f->bit_size };
+	for (__u32 k = 0; k < f->nsteps; k++) {
+		d->steps[k].off = f->steps[k].off;
+		d->steps[k].size = f->steps[k].size;
+	}
+	if (range && range->linear) {
+		d->linear = true;
+		d->lmin = range->lmin;
+		d->lmax = range->lmax;
+		d->lstep = (__u64)range->lstep;
+	}
 }
 
-/* The compiled fields into .rodata, before load. */
-static void set_fields(struct state *s)
+/* The specs into .rodata and the tables' sizes, before load. */
+static void set_rodata(struct state *s)
 {
-	const struct tpstat_opts *o = s->o;
+	const struct tpstat_specs *sp = s->specs;
+	struct tpstat_bpf__rodata *ro = s->skel->rodata;
 
-	s->skel->rodata->nhist = o->nhist;
-	for (int h = 0; h < o->nhist; h++) {
-		const struct hist *hi = &s->hist[h];
-		const struct tpfield *f = &hi->field;
-		struct tpstat_field *d = (struct tpstat_field *)&s->skel->rodata->hist_field[h];
+	ro->nhist = sp->nhist;
+	for (int h = 0; h < sp->nhist; h++)
+		rodata_field((struct tpstat_field *)&ro->hist_field[h], sp->hist[h].tp,
+			     &sp->hist[h].field, &sp->hist[h].range);
+	ro->nby = sp->nby;
+	for (int b = 0; b < sp->nby; b++) {
+		const struct tp_by *by = &sp->by[b];
+		struct tpstat_by *d = (struct tpstat_by *)&ro->by_spec[b];
 
-		*d = (struct tpstat_field){ .tp = hi->opt->idx, .arg = f->arg, .nsteps = f->nsteps,
-			.size = f->size, .is_signed = f->is_signed, .bit_off = f->bit_off,
-			.bit_size = f->bit_size, .linear = hi->opt->linear,
-			.lmin = hi->opt->lmin, .lmax = hi->opt->lmax,
-			.lstep = (__u64)hi->opt->lstep };
-		for (__u32 k = 0; k < f->nsteps; k++) {
-			d->steps[k].off = f->steps[k].off;
-			d->steps[k].size = f->steps[k].size;
-		}
+		*d = (struct tpstat_by){ .tp = by->tp->slot, .nkeys = by->nkeys,
+					 .value = by->value != NULL };
+		for (int i = 0; i < by->nkeys; i++)
+			d->kind[i] = by->kinds[i];
+		for (int i = 0; i < TPSTAT_BY_KEYS; i++)
+			rodata_field(&d->field[i], by->tp, &by->field[i], NULL);
+		rodata_field(&d->vfield, by->tp, &by->field[TPSTAT_BY_KEYS], NULL);
 	}
-	s->skel->rodata->nby = o->nby;
-	for (int b = 0; b < o->nby; b++) {
-		const struct by *by = &s->by[b];
-		struct tpstat_by *d = (struct tpstat_by *)&s->skel->rodata->by_spec[b];
+	ro->nlat = sp->nlat;
+	for (int l = 0; l < sp->nlat; l++) {
+		const struct tp_lat *lat = &sp->lat[l];
+		struct tpstat_lat_spec *d = (struct tpstat_lat_spec *)&ro->lat_spec[l];
 
-		*d = (struct tpstat_by){ .tp = by->opt->idx, .nkeys = by->opt->nkeys,
-					 .value = by->opt->value != NULL };
-		for (int i = 0; i <= TPSTAT_BY_KEYS; i++) {
-			const struct tpfield *f = &by->key[i];
-			struct tpstat_field *df = i < TPSTAT_BY_KEYS ? &d->field[i] : &d->vfield;
-
-			if (i < by->opt->nkeys)
-				d->kind[i] = by->opt->kinds[i];
-			*df = (struct tpstat_field){ .tp = by->opt->idx, .arg = f->arg,
-				.nsteps = f->nsteps, .size = f->size, .is_signed = f->is_signed,
-				.bit_off = f->bit_off, .bit_size = f->bit_size };
-			for (__u32 k = 0; k < f->nsteps; k++) {
-				df->steps[k].off = f->steps[k].off;
-				df->steps[k].size = f->steps[k].size;
-			}
-		}
+		d->start.key = lat->kind[0];
+		rodata_field(&d->start.field, lat->tp[0], &lat->field[0], NULL);
+		d->end.key = lat->kind[1];
+		rodata_field(&d->end.field, lat->tp[1], &lat->field[1], NULL);
+		d->bounds = (struct tpstat_field){ .linear = lat->range.linear,
+			.lmin = lat->range.lmin, .lmax = lat->range.lmax,
+			.lstep = (__u64)lat->range.lstep };
 	}
-	s->skel->rodata->nlat = o->nlat;
-	for (int l = 0; l < o->nlat; l++) {
-		struct tpstat_lat_spec *d = (struct tpstat_lat_spec *)&s->skel->rodata->lat_spec[l];
-
-		for (int side = 0; side < 2; side++) {
-			const struct tpfield *f = &s->lat[l].key[side];
-			struct tpstat_lat_side *ds = side ? &d->end : &d->start;
-
-			*ds = (struct tpstat_lat_side){ .key = o->lat[l].kind[side],
-				.field = { .tp = o->lat[l].idx[side], .arg = f->arg,
-					   .nsteps = f->nsteps, .size = f->size,
-					   .is_signed = f->is_signed, .bit_off = f->bit_off,
-					   .bit_size = f->bit_size } };
-			for (__u32 st = 0; st < f->nsteps; st++) {
-				ds->field.steps[st].off = f->steps[st].off;
-				ds->field.steps[st].size = f->steps[st].size;
-			}
-		}
-	}
-	for (int l = 0; l < o->nlat; l++) {
-		struct tpstat_lat_spec *d = (struct tpstat_lat_spec *)&s->skel->rodata->lat_spec[l];
-
-		d->bounds = (struct tpstat_field){ .linear = o->lat[l].linear, .lmin = o->lat[l].lmin,
-			.lmax = o->lat[l].lmax, .lstep = (__u64)o->lat[l].lstep };
-	}
-	bpf_map__set_max_entries(s->skel->maps.lat_open, o->nlat ? TPSTAT_LAT_ENTRIES : 1);
-	s->skel->rodata->nfilter = o->nfilter;
-	for (int k = 0; k < o->nfilter; k++) {
-		const struct tpfilter *flt = &s->filters[k];
-		const struct tpfield *f = &flt->field;
-		struct tpstat_filter_spec *d =
-			(struct tpstat_filter_spec *)&s->skel->rodata->filter_spec[k];
+	bpf_map__set_max_entries(s->skel->maps.lat_open, sp->nlat ? TPSTAT_LAT_ENTRIES : 1);
+	ro->nfilter = sp->nfilter;
+	for (int k = 0; k < sp->nfilter; k++) {
+		const struct tpfilter *flt = &sp->filter[k].flt;
+		struct tpstat_filter_spec *d = (struct tpstat_filter_spec *)&ro->filter_spec[k];
 
 		*d = (struct tpstat_filter_spec){ .key = flt->key, .op = flt->op,
-			.is_signed = flt->is_signed, .value = flt->value,
-			.field = { .tp = o->filter[k].idx, .arg = f->arg, .nsteps = f->nsteps,
-				   .size = f->size, .is_signed = f->is_signed, .bit_off = f->bit_off,
-				   .bit_size = f->bit_size } };
+			.is_signed = flt->is_signed, .value = flt->value };
 		memcpy(d->comm, flt->comm, sizeof(d->comm));
-		for (__u32 st = 0; st < f->nsteps; st++) {
-			d->field.steps[st].off = f->steps[st].off;
-			d->field.steps[st].size = f->steps[st].size;
-		}
+		rodata_field(&d->field, sp->filter[k].tp, &flt->field, NULL);
 	}
 	/* No --by: a table of one entry, not TPSTAT_BY_ENTRIES preallocated for nothing. */
-	bpf_map__set_max_entries(s->skel->maps.by_counts, o->nby ? TPSTAT_BY_ENTRIES : 1);
+	bpf_map__set_max_entries(s->skel->maps.by_counts, sp->nby ? TPSTAT_BY_ENTRIES : 1);
 	/* One histogram per --hist per possible CPU (see read_hists()). */
-	bpf_map__set_max_entries(s->skel->maps.hist_cpu, o->nhist ? o->nhist * s->ncpu : 1);
+	bpf_map__set_max_entries(s->skel->maps.hist_cpu, sp->nhist ? sp->nhist * s->ncpu : 1);
 }
 
 /*
- * The counted tracepoints from what the names resolved to (@tps) and the fields and keys
- * compiled for them: each tracepoint with its --hist and --by, each of those with its
- * compiled field and, for --by, room for its entries. Returns 0, or 1 when out of memory.
+ * What tpstat keeps of each spec's tracepoint and items: their counts, each tracepoint
+ * pointing to its own; for --by, room for its entries. Returns 0, or 1 when out of memory.
  */
-static int setup_tps(struct state *s, const struct tp_info *const *tps,
-		     const struct tpfield *fields, struct tpfield (*keys)[TPSTAT_BY_KEYS + 1],
-		     struct tpfield (*lat_keys)[2])
+static int setup_tps(struct state *s)
 {
-	const struct tpstat_opts *o = s->o;
+	const struct tpstat_specs *sp = s->specs;
 
-	s->n = o->n;
-	for (int i = 0; i < s->n; i++)
-		s->tp[i] = (struct tp){ .idx = i, .info = tps[i] };
-	for (int k = 0; k < o->nfilter; k++) {
-		struct tp *tp = &s->tp[o->filter[k].idx];
+	s->n = sp->n;
+	for (int i = 0; i < s->n; i++) {
+		const struct tp_spec *spec = &sp->tp[i];
+		struct tp *tp = &s->tp[i];
 
-		tp->filter_text[tp->nfilters++] = o->filter[k].text;
+		*tp = (struct tp){ .spec = spec, .nhists = spec->nhists, .nbys = spec->nbys,
+				   .nlats = spec->nlats };
+		for (int k = 0; k < spec->nfilters; k++)
+			tp->filter_text[k] = spec->filters[k]->text;
+		for (int k = 0; k < spec->nhists; k++)
+			tp->hists[k] = &s->hist[spec->hists[k] - sp->hist];
+		for (int k = 0; k < spec->nbys; k++)
+			tp->bys[k] = &s->by[spec->bys[k] - sp->by];
+		for (int k = 0; k < spec->nlats; k++)
+			tp->lats[k] = &s->lat[spec->lats[k] - sp->lat];
 	}
-	for (int l = 0; l < o->nlat; l++) {
-		struct tp *end = &s->tp[o->lat[l].idx[1]];
-
-		s->lat[l] = (struct lat){ .opt = &o->lat[l], .l = l,
-			.key = { lat_keys[l][0], lat_keys[l][1] } };
-		end->lats[end->nlats++] = &s->lat[l];
-	}
-	for (int h = 0; h < o->nhist; h++) {
-		struct tp *tp = &s->tp[o->hist[h].idx];
-
-		s->hist[h] = (struct hist){ .opt = &o->hist[h], .h = h, .field = fields[h] };
-		tp->hists[tp->nhists++] = &s->hist[h];
-	}
-	for (int b = 0; b < o->nby; b++) {
-		struct tp *tp = &s->tp[o->by[b].idx];
-
-		s->by[b] = (struct by){ .opt = &o->by[b], .b = b };
-		memcpy(s->by[b].key, keys[b], sizeof(s->by[b].key));
-		tp->bys[tp->nbys++] = &s->by[b];
+	for (int h = 0; h < sp->nhist; h++)
+		s->hist[h] = (struct hist){ .spec = &sp->hist[h], .h = h };
+	for (int l = 0; l < sp->nlat; l++)
+		s->lat[l] = (struct lat){ .spec = &sp->lat[l], .l = l };
+	for (int b = 0; b < sp->nby; b++) {
+		s->by[b] = (struct by){ .spec = &sp->by[b], .b = b };
 		s->by[b].entries = calloc(TPSTAT_BY_ENTRIES, sizeof(*s->by[b].entries));
 		if (!s->by[b].entries) {
 			fprintf(stderr, "tpstat: out of memory\n");
@@ -1019,33 +973,29 @@ static int setup_tps(struct state *s, const struct tp_info *const *tps,
 int main(int argc, char **argv)
 {
 	static struct tpstat_opts opts;
-	static struct state s = { .o = &opts };
-	static const struct tp_info *tps[TPSTAT_MAX_TP];
-	static struct tpfield fields[TPSTAT_MAX_HIST], keys[TPSTAT_MAX_BY][TPSTAT_BY_KEYS + 1];
-	static struct tpfilter filters[TPSTAT_MAX_FILTER];
-	static struct tpfield lat_keys[TPSTAT_MAX_LAT][2];
+	static struct tpstat_specs specs;
+	static struct state s = { .o = &opts, .specs = &specs };
 	const struct tpstat_opts *o = &opts;
 	struct tp_list l;
 	int err, status = 1;
 
-	tpstat_parse_args(argc, argv, &opts);
+	tpstat_parse_args(argc, argv, &opts, &specs);
 	util_setup_libbpf(o->verbose);
 	if (o->list)
 		return tpstat_list(o);
 
 	if (tpstat_load_tracepoints(&l))
 		return 1;
-	status = tpstat_resolve_names(o, &l, tps);
+	status = tpstat_specs_resolve(&specs, &l, o->command != NULL);
 	if (status)
 		goto out_list;
 	status = tpstat_check_targets(o);
 	if (status)
 		goto out_list;
-	status = tpstat_compile_fields(o, tps, fields, keys, filters, lat_keys);
-	s.filters = filters;
+	status = tpstat_specs_compile(&specs);
 	if (status)
 		goto out_list;
-	status = setup_tps(&s, tps, fields, keys, lat_keys);
+	status = setup_tps(&s);
 	if (status)
 		goto out_list;
 	status = util_check_bpf("tpstat", "counting");
@@ -1093,15 +1043,14 @@ int main(int argc, char **argv)
 		for (int i = 0; i < s.n; i++) {
 			struct tp *tp = &s.tp[i];
 			/* With --hist, --by, --filter or --latency: the program that reads fields. */
-			bool hist = tp->nhists || tp->nbys || tp->nfilters || in_latency(o, tp->idx);
-
-			snprintf(name, sizeof(name), hist ? "tpstat_hist_%d" : "tpstat_%d", tp->idx);
+			snprintf(name, sizeof(name), tp->spec->reads_fields ? "tpstat_hist_%d" :
+				 "tpstat_%d", tp->spec->slot);
 			tp->prog = bpf_object__find_program_by_name(s.skel->obj, name);
 			bpf_program__set_autoload(tp->prog, true);
 		}
 	}
 	s.tree = tpstat_choose_target(o, s.skel, s.target, sizeof(s.target));
-	set_fields(&s);
+	set_rodata(&s);
 	err = tpstat_bpf__load(s.skel);
 	if (err) {
 		fprintf(stderr, "tpstat: cannot load the BPF programs: %s\n", util_bpf_load_hint(err));
@@ -1112,7 +1061,7 @@ int main(int argc, char **argv)
 	if (status)
 		goto out;
 	/* Before the first event: min and max start at the far ends of the type. */
-	for (int l = 0; l < o->nlat; l++)
+	for (int l = 0; l < specs.nlat; l++)
 		s.skel->bss->lat_hist[l].min = UINT64_MAX;
 	status = map_hists(&s);
 	if (status)
@@ -1120,10 +1069,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < s.n; i++) {
 		struct tp *tp = &s.tp[i];
 
-		tp->link = bpf_program__attach_raw_tracepoint(tp->prog, tp->info->name);
+		tp->link = bpf_program__attach_raw_tracepoint(tp->prog, tp->spec->info->name);
 		if (!tp->link) {
 			err = -errno;
-			fprintf(stderr, "tpstat: cannot attach to %s: %s\n", tp->info->name,
+			fprintf(stderr, "tpstat: cannot attach to %s: %s\n", tp->spec->info->name,
 				err == -EEXIST ? "this program is already attached there" :
 				util_bpf_load_hint(err));
 			status = 1;
@@ -1149,7 +1098,7 @@ out:
 		bpf_link__destroy(s.task_links[i]);
 	tpstat_bpf__destroy(s.skel);
 out_list:
-	for (int b = 0; b < o->nby; b++)
+	for (int b = 0; b < specs.nby; b++)
 		free(s.by[b].entries);
 	tplist_free(&l);
 	if (s.out && s.out != stdout && s.out != stderr && fclose(s.out)) {
