@@ -141,7 +141,7 @@ $(BUILD)/stack_viewer.o: src/stack_viewer.S $(BUILD)/viewer.stamp | deps
 
 # Objects that need a skeleton wait for it.
 $(BUILD)/counter.o: $(BUILD)/counter.skel.h
-$(BUILD)/tpstat.o $(BUILD)/tpstat_target.o: $(BUILD)/tpstat.skel.h
+$(BUILD)/tpstat.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_rodata.o: $(BUILD)/tpstat.skel.h
 $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
@@ -151,7 +151,8 @@ TPSTAT_FMT := $(addprefix $(BUILD)/,tpstat_fmt.o tpstat_fmt_table.o tpstat_fmt_b
 	tpstat_fmt_json.o tpstat_buckets.o tplist.o)
 $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_spec.o \
 		$(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(BUILD)/tpfield.o \
-		$(TPSTAT_FMT) $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
+		$(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_view.o $(TPSTAT_FMT) \
+		$(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 # cookie-gend --etcd: the claim and reservations (cookie_fleet.c) over etcd's JSON gateway
 # (etcd.c: libcurl for HTTP, json-c for the bodies).
 FLEET := $(BUILD)/cookie_fleet.o $(BUILD)/etcd.o

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tpstat's output: perf-stat-like tables and one JSON object per line, of one view (struct
- * tpstat_report, built by tpstat.c). The files by output: tpstat_fmt_table.c (the
+ * tpstat_report, built by tpstat_view.c). The files by output: tpstat_fmt_table.c (the
  * table and the interval lines), tpstat_fmt_bars.c (histograms, --by tables, latencies
  * under them), tpstat_fmt_csv.c, tpstat_fmt_json.c; tpstat_fmt.c what they share.
  */
@@ -76,6 +76,8 @@ struct tpstat_row {
 	const char *name;
 	const char *module;
 	enum tp_kind kind;
+	const char *prog;	/* its BPF program's name, as bpftool shows it */
+	int prog_fd;
 	__u64 count;		/* since start */
 	__u64 delta;		/* since the previous report */
 	const __u64 *cpus;	/* bitmap of CPUs that hit it */
@@ -125,7 +127,11 @@ struct tpstat_report {
 	bool filters;		/* --filter was given: CSV has its two columns */
 	int n;
 	const struct tpstat_row *rows;
-
+	int ncpu;		/* possible CPUs */
+	/* For the metrics: the targets hash (its fill; -1 when none), and the forks it refused. */
+	int targets_fd;
+	__u32 targets_max;
+	__u64 untracked_forks;
 	/* With -r, in the final report: each run's elapsed seconds. */
 	const double *run_secs;
 	int nruns;
