@@ -3,7 +3,7 @@
  * tpstat: exact counts of raw and bare tracepoints, like perf stat for what perf cannot see.
  *
  * main() in steps: the command line into one spec per tracepoint (tpstat_cli.c,
- * tpstat_spec.c), the specs into the BPF object (.rodata, one program each), load, attach,
+ * tpstat_specs.c), the specs into the BPF object (.rodata, one program each), load, attach,
  * then the run: reports read the kernel's tables (tpstat_read.c) into the one view
  * (tpstat_view.c) that every output prints (tpstat_fmt.c and its formats, the metrics).
  */
@@ -28,7 +28,7 @@
 #include "tpstat_opts.h"
 #include "tpstat_read.h"
 #include "tpstat_rodata.h"
-#include "tpstat_spec.h"
+#include "tpstat_specs.h"
 #include "tpstat_target.h"
 #include "tpstat_view.h"
 #include "metrics_export.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tpstat_cli.h"
-#include "tpstat_spec.h"
+#include "tpstat_specs.h"
 #include "cli.h"
 #include "cmd.h"
 

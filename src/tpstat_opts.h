@@ -3,7 +3,7 @@
  * tpstat's options as parsed and checked: filled once by tpstat_parse_args() (tpstat_cli.c),
  * then read-only; the counting (tpstat.c), the list (tpstat_names.c) and the targets
  * (tpstat_target.c) are given a const pointer. What each tracepoint counts is its spec
- * (tpstat_spec.h).
+ * (tpstat_specs.h).
  */
 #ifndef __BAREATOM_TPSTAT_OPTS_H
 #define __BAREATOM_TPSTAT_OPTS_H

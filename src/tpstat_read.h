@@ -3,7 +3,7 @@
  * The kernel's tables into a snapshot: what tpstat's programs have counted, read here and
  * only here, from the mmapped .bss and per-CPU histograms, one bpf_prog_info per program
  * and batch lookups of the hash maps. A snapshot is indexed as the BPF object is: by the
- * specs' slots and the items' places (tpstat_spec.h).
+ * specs' slots and the items' places (tpstat_specs.h).
  */
 #ifndef __BAREATOM_TPSTAT_READ_H
 #define __BAREATOM_TPSTAT_READ_H
@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #include "tpstat.h"
 #include "tpstat_fmt.h"
-#include "tpstat_spec.h"
+#include "tpstat_specs.h"
 
 struct tpstat_bpf;
 struct bpf_program;

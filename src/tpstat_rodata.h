@@ -8,7 +8,7 @@
 #ifndef __BAREATOM_TPSTAT_RODATA_H
 #define __BAREATOM_TPSTAT_RODATA_H
 
-#include "tpstat_spec.h"
+#include "tpstat_specs.h"
 
 struct tpstat_bpf;
 

@@ -230,7 +230,7 @@ static void count_row(struct tpstat_view *v, const struct tpstat_snap *snap, int
 
 /*
  * An item's view and snapshot are at its place in the BPF object's tables, which is its
- * place in the specs' array of its kind (tpstat_spec.h).
+ * place in the specs' array of its kind (tpstat_specs.h).
  */
 void tpstat_view_rows(struct tpstat_view *v, struct tpstat_snap *snap, bool interval,
 		      struct tpstat_report *r)

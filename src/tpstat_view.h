@@ -15,7 +15,7 @@
 #include "tpstat_fmt.h"
 #include "tpstat_opts.h"
 #include "tpstat_read.h"
-#include "tpstat_spec.h"
+#include "tpstat_specs.h"
 
 /* One tracepoint's counts as shown, and what its row points to. */
 struct tpstat_tp_view {

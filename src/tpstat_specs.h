@@ -2,15 +2,15 @@
 /*
  * tpstat's specs: one struct tp_spec per counted tracepoint, which carries all the command
  * line asks of it: its name, kind and module, its --hist, --by, --filter and --latency.
- * Built once: the parser adds each name and item here (tpstat_cli.c), tpstat_spec.c
+ * Built once: the parser adds each name and item here (tpstat_cli.c), tpstat_specs.c
  * groups the items by tracepoint, resolves the names and compiles the fields against BTF.
  * Everything after reads the specs and nothing else of the command line: the BPF set-up
  * (.rodata, the program, the attach), the reads of the kernel's tables, the report and
  * the metrics. A tracepoint's name is looked up once, here; a spec's slot is where the
  * BPF object counts it.
  */
-#ifndef __BAREATOM_TPSTAT_SPEC_H
-#define __BAREATOM_TPSTAT_SPEC_H
+#ifndef __BAREATOM_TPSTAT_SPECS_H
+#define __BAREATOM_TPSTAT_SPECS_H
 
 #include <stdbool.h>
 #include <linux/types.h>
@@ -131,4 +131,4 @@ int tpstat_specs_resolve(struct tpstat_specs *s, const struct tp_list *l, bool c
  */
 int tpstat_specs_compile(struct tpstat_specs *s);
 
-#endif /* __BAREATOM_TPSTAT_SPEC_H */
+#endif /* __BAREATOM_TPSTAT_SPECS_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tpstat's specs (tpstat_spec.h): argv's names and items into one spec per tracepoint,
+ * tpstat's specs (tpstat_specs.h): argv's names and items into one spec per tracepoint,
  * resolved against the kernel's list and compiled against BTF.
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "tpstat_spec.h"
+#include "tpstat_specs.h"
 
 /* The spec named @name, or a new one after the others. */
 static struct tp_spec *spec_of(struct tpstat_specs *s, const char *name)
