@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The one view model of a snapshot (tpstat_read.h): the rows of struct tpstat_report
+ * The one view model of a snapshot (tpstat_snap.h): the rows of struct tpstat_report
  * (tpstat_fmt.h) that the table, the intervals, CSV, JSON and the metrics all print.
  *
  * Every count is kept as snapshots: shown = raw - excluded, where what was counted while
@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include "tpstat_fmt.h"
 #include "tpstat_opts.h"
-#include "tpstat_read.h"
+#include "tpstat_snap.h"
 #include "tpstat_specs.h"
 
 /* One tracepoint's counts as shown, and what its row points to. */
