@@ -303,6 +303,8 @@ $(BUILD)/tests/unit/stack-usym: $(BUILD)/stack_usym.o
 $(BUILD)/tests/unit/stack-usym: LDLIBS += $(STACKS_LIBS)
 $(BUILD)/tests/unit/stack-fold: $(BUILD)/stack_fold.o $(BUILD)/stack_html.o $(BUILD)/stack_viewer.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-cpus: $(TPSTAT_FMT) $(UTIL)
+$(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(BUILD)/tpfield.o $(BUILD)/tpfilter.o $(BUILD)/tplist.o \
+	$(BUILD)/tpstat_buckets.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-hist: $(TPSTAT_FMT) $(UTIL)
 
 # libFuzzer targets: clang with the fuzzer, address and undefined sanitizers. A target is its
