@@ -179,13 +179,18 @@ $(BUILD)/stack_viewer.o: src/stack_viewer.S $(BUILD)/viewer.stamp | deps
 
 # Objects that need a skeleton wait for it.
 $(BUILD)/counter.o: $(BUILD)/counter.skel.h
-$(BUILD)/tpstat.o $(BUILD)/tpstat_target.o: $(BUILD)/tpstat.skel.h
+$(BUILD)/tpstat.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_rodata.o: $(BUILD)/tpstat.skel.h
 $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
-$(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(BUILD)/tpfield.o $(BUILD)/tplist.o \
-		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
+# tpstat's output: the view's formats and the histogram model they share.
+TPSTAT_FMT := $(addprefix $(BUILD)/,tpstat_fmt.o tpstat_fmt_table.o tpstat_fmt_bars.o tpstat_fmt_csv.o \
+	tpstat_fmt_json.o tpstat_buckets.o tplist.o)
+$(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_specs.o \
+		$(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(BUILD)/tpfield.o \
+		$(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_view.o $(TPSTAT_FMT) \
+		$(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 # cookie-gend --etcd: the claim and reservations (cookie_fleet.c) over etcd's JSON gateway
 # (etcd.c: libcurl for HTTP, json-c for the bodies).
 FLEET := $(BUILD)/cookie_fleet.o $(BUILD)/etcd.o
@@ -296,7 +301,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $(filter %.c %.o,$^) $(LDLIBS) -o $@
 
 # Unit tests of user-space code link the objects they test.
-$(BUILD)/tests/unit/tpstat-fmt: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
+$(BUILD)/tests/unit/tpstat-fmt: $(TPSTAT_FMT) $(UTIL)
 $(BUILD)/tests/unit/cookie-proto: $(BUILD)/cookie_proto.o
 $(BUILD)/tests/unit/cookie-store: $(BUILD)/cookie_store.o
 $(BUILD)/tests/unit/cookie-rate: $(BUILD)/cookie_rate.o
@@ -320,8 +325,7 @@ $(BUILD)/tests/unit/metrics-writer-ubsan: tests/unit/metrics-writer.c src/metric
 	$(CC) -g -O1 -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all \
 		-Wall -Wextra -Wno-unused-parameter -I. $(filter %.c,$^) -lm -o $@
 	$(call deps-of-sources,$(CC) -I.)
-$(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/runloop.o \
-		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
+$(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/runloop.o $(TPSTAT_FMT) $(UTIL)
 $(BUILD)/tests/unit/metrics-export: $(METRICS) $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics_textfile.o $(BUILD)/metrics.o $(UTIL)
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
@@ -335,8 +339,10 @@ $(BUILD)/tests/unit/stack-ksym: $(BUILD)/stack_ksym.o
 $(BUILD)/tests/unit/stack-usym: $(BUILD)/stack_usym.o
 $(BUILD)/tests/unit/stack-usym: LDLIBS += $(STACKS_LIBS)
 $(BUILD)/tests/unit/stack-fold: $(BUILD)/stack_fold.o $(BUILD)/stack_html.o $(BUILD)/stack_viewer.o $(UTIL)
-$(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
-$(BUILD)/tests/unit/tpstat-hist: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
+$(BUILD)/tests/unit/tpstat-cpus: $(TPSTAT_FMT) $(UTIL)
+$(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(BUILD)/tpfield.o $(BUILD)/tpfilter.o $(BUILD)/tplist.o \
+	$(BUILD)/tpstat_buckets.o $(UTIL)
+$(BUILD)/tests/unit/tpstat-hist: $(TPSTAT_FMT) $(UTIL)
 
 # libFuzzer targets: clang with the fuzzer, address and undefined sanitizers. A target is its
 # harness plus the sources it lists below (compiled in, under the sanitizers, not linked

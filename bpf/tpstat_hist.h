@@ -90,57 +90,11 @@ static __always_inline void tpstat_sum128_add(__u64 *lo, __u64 *hi, __u64 v, boo
 }
 
 /*
- * Record @v in bucket @b: the bucket with BPF_ADD, the sum's low word with a fetch add whose
- * old value tells the carry into its high word, min and max with bounded cmpxchg loops.
- * samples is not kept here: it is the buckets' sum (tpstat_hist_samples()), one atomic less.
- * The atomics stay on a CPU's own copy, since raw_tp programs nest on a CPU.
+ * The one min/max update: lower *@p to @v (raise, with @max) when @v is beyond it, with a
+ * bounded cmpxchg loop; false when it gave up after TPSTAT_MINMAX_TRIES (the caller counts
+ * it as lost).
  */
-static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, bool is_signed,
-					       __u32 b)
-{
-	__u64 old;
-	int i;
-
-	/*
-	 * b < TPSTAT_HIST_BUCKETS already; the verifier needs to see it on the register that
-	 * indexes. Clang knows the range and may test one copy of b and index with another,
-	 * so hide the value from it and mask the index itself.
-	 */
-	asm volatile("" : "+r"(b));
-	atomic_add(&h->buckets[b & (TPSTAT_HIST_SLOTS - 1)], 1);
-	tpstat_sum128_add(&h->sum, &h->sum_hi, v, is_signed);
-	for (i = 0; i < TPSTAT_MINMAX_TRIES; i++) {
-		old = *(volatile __u64 *)&h->min;
-		if (is_signed ? (__s64)v >= (__s64)old : v >= old)
-			break;
-		if (atomic_cmpxchg(&h->min, old, v) == old)
-			break;
-	}
-	if (i == TPSTAT_MINMAX_TRIES)
-		atomic_add(&h->minmax_lost, 1);
-	for (i = 0; i < TPSTAT_MINMAX_TRIES; i++) {
-		old = *(volatile __u64 *)&h->max;
-		if (is_signed ? (__s64)v <= (__s64)old : v <= old)
-			break;
-		if (atomic_cmpxchg(&h->max, old, v) == old)
-			break;
-	}
-	if (i == TPSTAT_MINMAX_TRIES)
-		atomic_add(&h->minmax_lost, 1);
-}
-
-/* --value: a new key's first value @v (@sg: signed), its count 1. */
-static __always_inline struct tpstat_by_val tpstat_by_value_first(__u64 v, bool sg)
-{
-	return (struct tpstat_by_val){ .count = 1, .sum = v, .min = v, .max = v,
-				       .sum_hi = sg && (__s64)v < 0 ? ~0ULL : 0 };
-}
-
-/*
- * Lower *@p to @v (raise, with @max) when @v is beyond it, with a bounded cmpxchg loop:
- * false when it gave up after TPSTAT_MINMAX_TRIES.
- */
-static __always_inline bool tpstat_by_extreme(__u64 *p, __u64 v, bool sg, bool max)
+static __always_inline bool tpstat_extreme(__u64 *p, __u64 v, bool sg, bool max)
 {
 	__u64 old = *(volatile __u64 *)p;
 
@@ -159,6 +113,36 @@ static __always_inline bool tpstat_by_extreme(__u64 *p, __u64 v, bool sg, bool m
 }
 
 /*
+ * Record @v in bucket @b: the bucket with BPF_ADD, the sum's low word with a fetch add whose
+ * old value tells the carry into its high word, min and max with bounded cmpxchg loops.
+ * samples is not kept here: it is the buckets' sum (tpstat_hist_samples()), one atomic less.
+ * The atomics stay on a CPU's own copy, since raw_tp programs nest on a CPU.
+ */
+static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, bool is_signed,
+					       __u32 b)
+{
+	/*
+	 * b < TPSTAT_HIST_BUCKETS already; the verifier needs to see it on the register that
+	 * indexes. Clang knows the range and may test one copy of b and index with another,
+	 * so hide the value from it and mask the index itself.
+	 */
+	asm volatile("" : "+r"(b));
+	atomic_add(&h->buckets[b & (TPSTAT_HIST_SLOTS - 1)], 1);
+	tpstat_sum128_add(&h->sum, &h->sum_hi, v, is_signed);
+	if (!tpstat_extreme(&h->min, v, is_signed, false))
+		atomic_add(&h->minmax_lost, 1);
+	if (!tpstat_extreme(&h->max, v, is_signed, true))
+		atomic_add(&h->minmax_lost, 1);
+}
+
+/* --value: a new key's first value @v (@sg: signed), its count 1. */
+static __always_inline struct tpstat_by_val tpstat_by_value_first(__u64 v, bool sg)
+{
+	return (struct tpstat_by_val){ .count = 1, .sum = v, .min = v, .max = v,
+				       .sum_hi = sg && (__s64)v < 0 ? ~0ULL : 0 };
+}
+
+/*
  * --value: add @v to an existing key's 128-bit sum, min and max (@sg: signed); min/max
  * updates given up after TPSTAT_MINMAX_TRIES are counted in @st. The count is the caller's.
  */
@@ -166,9 +150,9 @@ static __always_inline void tpstat_by_value_add(struct tpstat_by_val *c, __u64 v
 						struct tpstat_by_stats *st)
 {
 	tpstat_sum128_add(&c->sum, &c->sum_hi, v, sg);
-	if (!tpstat_by_extreme(&c->min, v, sg, false))
+	if (!tpstat_extreme(&c->min, v, sg, false))
 		atomic_add(&st->minmax_lost, 1);
-	if (!tpstat_by_extreme(&c->max, v, sg, true))
+	if (!tpstat_extreme(&c->max, v, sg, true))
 		atomic_add(&st->minmax_lost, 1);
 }
 

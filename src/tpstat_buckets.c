@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tpstat's histogram bucket model (tpstat_buckets.h). */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "src/tpstat_buckets.h"
 
 void buckets_log2_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *ulow,
@@ -31,6 +34,38 @@ __u64 buckets_lhist_steps(__s64 lmin, __s64 lmax, __u64 step)
 	__u64 range = (__u64)lmax - (__u64)lmin;
 
 	return range / step + (range % step != 0);
+}
+
+enum buckets_text buckets_parse_linear(char *s, bool from_zero, struct buckets_linear *l,
+				       const char **what, const char **bad,
+				       unsigned long long *nbuckets)
+{
+	static const char *const names[3] = { "MIN", "MAX", "STEP" };
+	long long v[3];
+	char *p[3];
+
+	for (int k = 2; k >= 0; k--) {
+		p[k] = strrchr(s, ':');
+		if (!p[k])
+			return BUCKETS_TEXT_FORM;
+		*p[k]++ = '\0';
+	}
+	for (int k = 0; k < 3; k++) {
+		char *end;
+
+		errno = 0;
+		v[k] = strtoll(p[k], &end, 10);
+		if (errno || end == p[k] || *end) {
+			*what = names[k];
+			*bad = p[k];
+			return BUCKETS_TEXT_NUMBER;
+		}
+	}
+	*l = (struct buckets_linear){ .linear = true, .lmin = v[0], .lmax = v[1], .lstep = v[2] };
+	if ((from_zero && l->lmin < 0) || l->lmax <= l->lmin || l->lstep <= 0)
+		return BUCKETS_TEXT_ORDER;
+	*nbuckets = buckets_lhist_steps(l->lmin, l->lmax, l->lstep);
+	return *nbuckets > TPSTAT_LHIST_MAX ? BUCKETS_TEXT_MANY : BUCKETS_TEXT_OK;
 }
 
 const char *buckets_sum(char *buf, size_t len, __u64 lo, __u64 hi, bool is_signed)

@@ -34,6 +34,30 @@ void buckets_log2_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *
  * overflow, for any MIN and MAX of 64 bits.
  */
 __u64 buckets_lhist_steps(__s64 lmin, __s64 lmax, __u64 step);
+
+/* --lhist's and --latency's linear buckets: MIN:MAX:STEP as given (linear false: log2). */
+struct buckets_linear {
+	bool linear;
+	long long lmin, lmax, lstep;
+};
+
+/* What is wrong with a MIN:MAX:STEP (buckets_parse_linear). */
+enum buckets_text {
+	BUCKETS_TEXT_OK,
+	BUCKETS_TEXT_FORM,	/* fewer than three ':' */
+	BUCKETS_TEXT_NUMBER,	/* *what ("MIN", "MAX" or "STEP") is *bad, not a whole number */
+	BUCKETS_TEXT_ORDER,	/* not MIN < MAX and STEP > 0 (and 0 <= MIN with @from_zero) */
+	BUCKETS_TEXT_MANY,	/* *nbuckets buckets, more than TPSTAT_LHIST_MAX */
+};
+
+/*
+ * The one parser of MIN:MAX:STEP: cut the last three ':'-separated fields off @s (what is
+ * left of @s is what came before them) into @l, linear. @from_zero: MIN may not be
+ * negative (nanoseconds). The caller words the error for its option.
+ */
+enum buckets_text buckets_parse_linear(char *s, bool from_zero, struct buckets_linear *l,
+				       const char **what, const char **bad,
+				       unsigned long long *nbuckets);
 /*
  * Bucket @i of @h's display order (-1: none, as for --lhist's below-MIN bucket when MIN is
  * the type's least value: its range is empty), and its bounds (true: unsigned, in *ulo, *uhi).

@@ -5,9 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "src/tpstat_cli.h"
-#include "src/tpfilter.h"
-#include "src/tpstat_buckets.h"
-#include "src/tplist.h"
+#include "src/tpstat_specs.h"
 #include "src/cli.h"
 #include "src/cmd.h"
 
@@ -116,207 +114,6 @@ static const struct argp_option options[] = {
 	{},
 };
 
-/* The index of tracepoint @name in the names counted, added when it is not there yet. */
-static int name_index(struct tpstat_opts *o, const char *name)
-{
-	for (int i = 0; i < o->n; i++)
-		if (!strcmp(o->names[i], name))
-			return i;
-	if (o->n == TPSTAT_MAX_TP)
-		cli_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
-	o->names[o->n] = (char *)name;
-	return o->n++;
-}
-
-/*
- * "TP:REST" of --@opt into @tp (@len bytes); returns REST. A usage error when either part is
- * empty (@form says what is expected) or TP is too long.
- */
-static char *split_tp(char *arg, char *tp, size_t len, const char *opt, const char *form)
-{
-	char *colon = strchr(arg, ':');
-
-	if (!colon || colon == arg || !colon[1])
-		cli_usage_error("tpstat", "invalid --%s '%s': %s", opt, arg, form);
-	if ((size_t)(colon - arg) >= len)
-		cli_usage_error("tpstat", "--%s '%s': tracepoint name too long", opt, arg);
-	memcpy(tp, arg, colon - arg);
-	tp[colon - arg] = '\0';
-	return colon + 1;
-}
-
-/* --hist TP:EXPR: the expression is checked against BTF once the tracepoint is known. */
-static void parse_hist(struct tpstat_opts *o, char *arg)
-{
-	if (o->nhist == TPSTAT_MAX_HIST)
-		cli_usage_error("tpstat", "too many --hist: at most %d", TPSTAT_MAX_HIST);
-	o->hist[o->nhist].expr = split_tp(arg, o->hist[o->nhist].tp, sizeof(o->hist[0].tp),
-					  "hist", "TRACEPOINT:EXPR, as in tpgen_a:seq or "
-					  "pelt_cfs_tp:cfs_rq->avg.util_avg");
-	o->nhist++;
-}
-
-/* A whole number @s, the @what of --@opt '@arg' (MIN, MAX or STEP). */
-static long long parse_ll(const char *s, const char *opt, const char *arg, const char *what)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end)
-		cli_usage_error("tpstat", "invalid --%s '%s': %s '%s' is not a whole number", opt,
-				arg, what, s);
-	return v;
-}
-
-/* --lhist TP:EXPR:MIN:MAX:STEP: --hist with linear buckets (at most TPSTAT_LHIST_MAX). */
-static void parse_lhist(struct tpstat_opts *o, char *arg)
-{
-	char *copy = strdup(arg), *p[3];
-	struct { long long min, max, step; } l;
-	unsigned long long n;
-
-	if (!copy)
-		cli_usage_error("tpstat", "out of memory");
-	for (int k = 2; k >= 0; k--) {
-		p[k] = strrchr(copy, ':');
-		if (!p[k])
-			cli_usage_error("tpstat", "invalid --lhist '%s': TRACEPOINT:EXPR:MIN:MAX:STEP, "
-					"as in pelt_cfs_tp:util:0:1024:64", arg);
-		*p[k]++ = '\0';
-	}
-	l.min = parse_ll(p[0], "lhist", arg, "MIN");
-	l.max = parse_ll(p[1], "lhist", arg, "MAX");
-	l.step = parse_ll(p[2], "lhist", arg, "STEP");
-	if (l.max <= l.min || l.step <= 0)
-		cli_usage_error("tpstat", "invalid --lhist '%s': MIN < MAX and STEP > 0", arg);
-	n = buckets_lhist_steps(l.min, l.max, l.step);
-	if (n > TPSTAT_LHIST_MAX)
-		cli_usage_error("tpstat", "--lhist '%s': %llu buckets, at most %d: a larger STEP", arg,
-				n, TPSTAT_LHIST_MAX);
-	parse_hist(o, copy);	/* TP:EXPR; copy stays: o keeps pointers into it */
-	o->hist[o->nhist - 1].linear = true;
-	o->hist[o->nhist - 1].lmin = l.min;
-	o->hist[o->nhist - 1].lmax = l.max;
-	o->hist[o->nhist - 1].lstep = l.step;
-}
-
-/* --by TP:KEY[,KEY...]: keys the kernel knows by name, or EXPRs checked against BTF later. */
-static void parse_by(struct tpstat_opts *o, char *arg)
-{
-	static const char *const names[] = {
-		[TPSTAT_KEY_CPU] = "cpu", [TPSTAT_KEY_PID] = "pid", [TPSTAT_KEY_COMM] = "comm",
-		[TPSTAT_KEY_CGROUP] = "cgroup",
-	};
-	struct tpstat_by_opt *by = &o->by[o->nby];
-	char *keys, *copy, *save = NULL;
-
-	if (o->nby == TPSTAT_MAX_BY)
-		cli_usage_error("tpstat", "too many --by: at most %d", TPSTAT_MAX_BY);
-	by->key = split_tp(arg, by->tp, sizeof(by->tp), "by", "TRACEPOINT:KEY[,KEY...], KEY "
-			   "one of cpu, comm, pid, cgroup or a field EXPR, as in sched_switch:comm");
-	keys = copy = strdup(by->key);	/* o keeps pointers into it */
-	if (!copy)
-		cli_usage_error("tpstat", "out of memory");
-	for (char *k = strtok_r(keys, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-		if (by->nkeys == TPSTAT_BY_KEYS)
-			cli_usage_error("tpstat", "--by '%s': at most %d keys", arg, TPSTAT_BY_KEYS);
-		by->keys[by->nkeys] = k;
-		by->kinds[by->nkeys] = TPSTAT_KEY_EXPR;
-		for (int n = 0; n < (int)(sizeof(names) / sizeof(names[0])); n++)
-			if (!strcmp(k, names[n]))
-				by->kinds[by->nkeys] = n;
-		for (int j = 0; j < by->nkeys; j++)
-			if (!strcmp(by->keys[j], k))
-				cli_usage_error("tpstat", "--by '%s': key '%s' is given twice", arg, k);
-		by->nkeys++;
-	}
-	if (!by->nkeys || by->key[strlen(by->key) - 1] == ',' || strstr(by->key, ",,") ||
-	    by->key[0] == ',')
-		cli_usage_error("tpstat", "--by '%s': an empty key (keys are separated by one comma)",
-				arg);
-	by->kind = by->kinds[0];
-	o->nby++;
-}
-
-/* --value EXPR: the sum, min and max of EXPR per key of the --by given just before. */
-static void parse_value(struct tpstat_opts *o, char *arg)
-{
-	if (!o->nby)
-		cli_usage_error("tpstat", "--value '%s' sums a field per key of the --by before it: "
-				"give --by TP:KEY first", arg);
-	if (o->by[o->nby - 1].value)
-		cli_usage_error("tpstat", "--value '%s': --by %s:%s has a --value already (one each)",
-				arg, o->by[o->nby - 1].tp, o->by[o->nby - 1].key);
-	if (!*arg)
-		cli_usage_error("tpstat", "--value takes a field EXPR, as in seq or p->prio");
-	o->by[o->nby - 1].value = arg;
-}
-
-/* --filter TP:'EXPR OP VALUE': split and checked against BTF once the tracepoint is known. */
-static void parse_filter(struct tpstat_opts *o, char *arg)
-{
-	if (o->nfilter == TPSTAT_MAX_FILTER)
-		cli_usage_error("tpstat", "too many --filter: at most %d", TPSTAT_MAX_FILTER);
-	o->filter[o->nfilter].text = split_tp(arg, o->filter[o->nfilter].tp, sizeof(o->filter[0].tp),
-					      "filter", "TRACEPOINT:EXPR OP VALUE, as in "
-					      "'tpgen_a:seq & 1'");
-	o->nfilter++;
-}
-
-/* --latency START:KEY,END:KEY: two TP:KEY, the KEYs checked against BTF later. */
-static void parse_latency(struct tpstat_opts *o, char *arg)
-{
-	struct tpstat_lat_opt *l = &o->lat[o->nlat];
-	const char *form = "START:KEY,END:KEY, as in sched_wakeup:p->pid,sched_switch:next->pid";
-	char *copy, *comma;
-
-	if (o->nlat == TPSTAT_MAX_LAT)
-		cli_usage_error("tpstat", "too many --latency: at most %d", TPSTAT_MAX_LAT);
-	copy = strdup(arg);	/* o keeps pointers into it */
-	if (!copy)
-		cli_usage_error("tpstat", "out of memory");
-	comma = strchr(copy, ',');
-	if (!comma)
-		cli_usage_error("tpstat", "invalid --latency '%s': %s", arg, form);
-	*comma = '\0';
-	l->text = arg;
-	l->key[0] = split_tp(copy, l->tp[0], sizeof(l->tp[0]), "latency", form);
-	l->key[1] = split_tp(comma + 1, l->tp[1], sizeof(l->tp[1]), "latency", form);
-	/* END:KEY:MIN:MAX:STEP: --lhist's buckets, of ns (a KEY has no ':'). */
-	if (strchr(l->key[1], ':')) {
-		char *p[3], *end = (char *)l->key[1];
-		unsigned long long n;
-
-		for (int k = 2; k >= 0; k--) {
-			p[k] = strrchr(end, ':');
-			if (!p[k])
-				cli_usage_error("tpstat", "invalid --latency '%s': START:KEY,END:KEY or "
-						"START:KEY,END:KEY:MIN:MAX:STEP (ns)", arg);
-			*p[k]++ = '\0';
-		}
-		l->lmin = parse_ll(p[0], "latency", arg, "MIN");
-		l->lmax = parse_ll(p[1], "latency", arg, "MAX");
-		l->lstep = parse_ll(p[2], "latency", arg, "STEP");
-		if (l->lmin < 0 || l->lmax <= l->lmin || l->lstep <= 0)
-			cli_usage_error("tpstat", "invalid --latency '%s': 0 <= MIN < MAX and STEP > 0 "
-					"(ns)", arg);
-		n = buckets_lhist_steps(l->lmin, l->lmax, l->lstep);
-		if (n > TPSTAT_LHIST_MAX)
-			cli_usage_error("tpstat", "--latency '%s': %llu buckets, at most %d: a larger "
-					"STEP", arg, n, TPSTAT_LHIST_MAX);
-		l->linear = true;
-	}
-	for (int side = 0; side < 2; side++) {
-		l->kind[side] = tpfilter_key(l->key[side]);
-		if (l->kind[side] == TPFILTER_KEY_COMM)
-			cli_usage_error("tpstat", "--latency '%s': comm is not a key of a latency "
-					"(names repeat): give pid or a field such as p->pid", arg);
-	}
-	o->nlat++;
-}
-
 /* -C "0,2-3": CPUs from 0 to TPSTAT_MAX_CPUS - 1, single or as ranges, into o->cpu_set. */
 static void parse_cpus(struct tpstat_opts *o, const char *arg)
 {
@@ -386,18 +183,17 @@ static void once(int key, const char *name)
 	}
 }
 
-/* The same --latency pair (START:KEY,END:KEY, whatever its buckets) is one histogram. */
-static bool same_latency(const struct tpstat_lat_opt *a, const struct tpstat_lat_opt *b)
-{
-	for (int side = 0; side < 2; side++)
-		if (strcmp(a->tp[side], b->tp[side]) || strcmp(a->key[side], b->key[side]))
-			return false;
-	return true;
-}
+/* What argp fills: the options, and the specs of the tracepoints named. */
+struct parsed {
+	struct tpstat_opts *o;
+	struct tpstat_specs *s;
+};
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	struct tpstat_opts *o = state->input;
+	struct parsed *p = state->input;
+	struct tpstat_opts *o = p->o;
+	struct tpstat_specs *s = p->s;
 	char *end;
 	long ms;
 
@@ -415,22 +211,22 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		o->pin = true;
 		break;
 	case OPT_HIST:
-		parse_hist(o, arg);
+		tpstat_spec_hist(s, arg);
 		break;
 	case OPT_LHIST:
-		parse_lhist(o, arg);
+		tpstat_spec_lhist(s, arg);
 		break;
 	case OPT_BY:
-		parse_by(o, arg);
+		tpstat_spec_by(s, arg);
 		break;
 	case OPT_FILTER:
-		parse_filter(o, arg);
+		tpstat_spec_filter(s, arg);
 		break;
 	case OPT_LATENCY:
-		parse_latency(o, arg);
+		tpstat_spec_latency(s, arg);
 		break;
 	case OPT_VALUE:
-		parse_value(o, arg);
+		tpstat_spec_value(s, arg);
 		break;
 	case OPT_TOP:
 		once(key, "--top");
@@ -537,73 +333,28 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			o->glob = arg;
 			break;
 		}
-		if (o->n == TPSTAT_MAX_TP)
-			cli_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
-		for (int i = 0; i < o->n; i++)
-			if (!strcmp(o->names[i], arg))
-				cli_usage_error("tpstat", "tracepoint '%s' is named twice", arg);
-		if (strlen(arg) >= TP_NAME_LEN)
-			cli_usage_error("tpstat", "tracepoint name too long (%zu bytes, at most %d): "
-					"'%.40s...'", strlen(arg), TP_NAME_LEN - 1, arg);
-		o->names[o->n++] = arg;
+		tpstat_spec_name(s, arg);
 		break;
 	case ARGP_KEY_END:
-		/*
-		 * One histogram and one key table per expression: each is a series whose labels
-		 * are its tracepoint and expression text, and a second would repeat them.
-		 */
-		for (int h = 0; h < o->nhist; h++)
-			for (int k = 0; k < h; k++)
-				if (!strcmp(o->hist[h].tp, o->hist[k].tp) &&
-				    !strcmp(o->hist[h].expr, o->hist[k].expr))
-					cli_usage_error("tpstat", "%s:%s is given twice (--hist or --lhist): "
-							"one histogram per expression", o->hist[h].tp,
-							o->hist[h].expr);
-		for (int b = 0; b < o->nby; b++)
-			for (int k = 0; k < b; k++)
-				if (!strcmp(o->by[b].tp, o->by[k].tp) &&
-				    !strcmp(o->by[b].key, o->by[k].key))
-					cli_usage_error("tpstat", "--by %s:%s is given twice", o->by[b].tp,
-							o->by[b].key);
-		for (int f = 0; f < o->nfilter; f++)
-			for (int k = 0; k < f; k++)
-				if (!strcmp(o->filter[f].tp, o->filter[k].tp) &&
-				    !strcmp(o->filter[f].text, o->filter[k].text))
-					cli_usage_error("tpstat", "--filter '%s:%s' is given twice",
-							o->filter[f].tp, o->filter[f].text);
-		for (int l = 0; l < o->nlat; l++)
-			for (int k = 0; k < l; k++)
-				if (same_latency(&o->lat[l], &o->lat[k]))
-					cli_usage_error("tpstat", "--latency %s:%s,%s:%s is given twice: "
-							"one histogram per pair", o->lat[l].tp[0],
-							o->lat[l].key[0], o->lat[l].tp[1],
-							o->lat[l].key[1]);
-		/* A --hist tracepoint is counted too (its samples add up to its count). */
-		for (int h = 0; h < o->nhist && !o->list; h++)
-			o->hist[h].idx = name_index(o, o->hist[h].tp);
-		for (int b = 0; b < o->nby && !o->list; b++)
-			o->by[b].idx = name_index(o, o->by[b].tp);
-		for (int k = 0; k < o->nfilter && !o->list; k++)
-			o->filter[k].idx = name_index(o, o->filter[k].tp);
-		for (int k = 0; k < o->nlat && !o->list; k++)
-			for (int side = 0; side < 2; side++)
-				o->lat[k].idx[side] = name_index(o, o->lat[k].tp[side]);
-		if (o->top && !o->nby)
+		tpstat_specs_once(s);
+		if (!o->list)
+			tpstat_specs_group(s);
+		if (o->top && !s->nby)
 			cli_usage_error("tpstat", "--top chooses the keys --by shows: it needs --by");
 		if (!o->top)
 			o->top = 10;
-		if (o->list && (o->n || o->command || o->interval || o->duration || o->count ||
-				o->nhist || o->nby || o->nfilter || o->nlat || o->listen || o->textfile || o->output))
+		if (o->list && (s->n || o->command || o->interval || o->duration || o->count ||
+				s->nhist || s->nby || s->nfilter || s->nlat || o->listen || o->textfile || o->output))
 			cli_usage_error("tpstat", "-l takes no other options and no command");
 		if (o->bare_only && !o->list)
 			cli_usage_error("tpstat", "--bare chooses what -l lists: it needs -l");
 		if (o->append && !o->output)
 			cli_usage_error("tpstat", "--append appends the report to -o FILE: it needs -o");
-		if (o->csv && (o->nhist || o->nby || o->nlat))
+		if (o->csv && (s->nhist || s->nby || s->nlat))
 			cli_usage_error("tpstat", "-x has no columns for --%s: use -j, or the table",
-					o->nhist ? (o->hist[0].linear ? "lhist" : "hist") :
-					o->nby ? "by" : "latency");
-		if (!o->list && !o->n)
+					s->nhist ? (s->hist[0].range.linear ? "lhist" : "hist") :
+					s->nby ? "by" : "latency");
+		if (!o->list && !s->n)
 			cli_usage_error("tpstat", "name at least one tracepoint (tpstat -l lists them)");
 		if (o->count && !o->interval)
 			cli_usage_error("tpstat", "-c counts intervals: it needs -i");
@@ -627,9 +378,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-void tpstat_parse_args(int argc, char **argv, struct tpstat_opts *o)
+void tpstat_parse_args(int argc, char **argv, struct tpstat_opts *o, struct tpstat_specs *s)
 {
 	static const struct argp argp = { .options = options, .parser = parse_arg, .doc = doc };
+	struct parsed p = { .o = o, .s = s };
 
 	argp_err_exit_status = EXIT_USAGE;
 	argv[0] = "tpstat";	/* argp names the program in its messages */
@@ -641,6 +393,6 @@ void tpstat_parse_args(int argc, char **argv, struct tpstat_opts *o)
 			break;
 		}
 	o->command = cmd_split(&argc, argv);
-	if (argp_parse(&argp, argc, argv, 0, NULL, o))
+	if (argp_parse(&argp, argc, argv, 0, NULL, &p))
 		exit(EXIT_USAGE);
 }

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* tpstat's output: perf-stat-like tables and one JSON object per line. */
+/*
+ * tpstat's output: perf-stat-like tables and one JSON object per line, of one view (struct
+ * tpstat_report, built by tpstat_view.c). The files by output: tpstat_fmt_table.c (the
+ * table and the interval lines), tpstat_fmt_bars.c (histograms, --by tables, latencies
+ * under them), tpstat_fmt_csv.c, tpstat_fmt_json.c; tpstat_fmt.c what they share.
+ */
 #ifndef __BAREATOM_TPSTAT_FMT_H
 #define __BAREATOM_TPSTAT_FMT_H
 
@@ -71,6 +76,8 @@ struct tpstat_row {
 	const char *name;
 	const char *module;
 	enum tp_kind kind;
+	const char *prog;	/* its BPF program's name, as bpftool shows it */
+	int prog_fd;
 	__u64 count;		/* since start */
 	__u64 delta;		/* since the previous report */
 	const __u64 *cpus;	/* bitmap of CPUs that hit it */
@@ -120,6 +127,11 @@ struct tpstat_report {
 	bool filters;		/* --filter was given: CSV has its two columns */
 	int n;
 	const struct tpstat_row *rows;
+	int ncpu;		/* possible CPUs */
+	/* For the metrics: the targets hash (its fill; -1 when none), and the forks it refused. */
+	int targets_fd;
+	__u32 targets_max;
+	__u64 untracked_forks;
 	/* With -r, in the final report: each run's elapsed seconds. */
 	const double *run_secs;
 	int nruns;
@@ -142,5 +154,34 @@ void fmt_csv(FILE *f, const struct tpstat_report *r);
 void fmt_run_stats(const __u64 *runs, int n, double *mean, double *stddev, double *noise_pct);
 /* The same for values that are not counts (-r's elapsed times). */
 void fmt_run_stats_d(const double *v, int n, double *mean, double *stddev, double *noise_pct);
+
+/* ---- Shared by the formats (tpstat_fmt.c) ---- */
+/* Is @cpu in the set @words? */
+bool fmt_cpu_in(const __u64 *words, int cpu);
+/* @delta per second over @span seconds (0 for no span). */
+double fmt_rate(__u64 delta, double span);
+/*
+ * The CPU list of @row, allocated to fit (a sparse set of thousands of CPUs is longer than
+ * any fixed buffer) with @extra bytes of room after its *@len; NULL when out of memory.
+ */
+char *fmt_row_cpus_alloc(const struct tpstat_row *row, int extra, int *len);
+/* The CPU list of @row for the table, with a marker when the set is incomplete. */
+char *fmt_row_cpus(const struct tpstat_row *row);
+/* "CPU256-8191": the CPUs of -A's last row when they share slots (tpstat_row.rest_last). */
+const char *fmt_rest_name(const struct tpstat_row *row, char *buf, size_t len);
+/* A --by's keys in the tuple (1 for one key), key @i's kind and signedness. */
+int fmt_by_nk(const struct tpstat_by_row *b);
+int fmt_by_kind(const struct tpstat_by_row *b, int i);
+bool fmt_by_signed(const struct tpstat_by_row *b, int i);
+/* --value's average: the true 128-bit sum over the count. */
+double fmt_by_avg(const struct tpstat_by_row *b, const struct tpstat_by_entry *e);
+
+/* ---- The blocks under the table and the intervals (tpstat_fmt_bars.c) ---- */
+/* A histogram of tracepoint @tp as bars under its title, "tp:expr". */
+void fmt_hist_block(FILE *f, const char *tp, const struct tpstat_hist_row *h);
+/* A --latency on its END tracepoint @end_tp: the histogram of ns, where each event went. */
+void fmt_lat_block(FILE *f, const char *end_tp, const struct tpstat_lat_row *l);
+/* One --by table: a column per key, the count, and with --value its avg, min, max, sum. */
+void fmt_by_block(FILE *f, const char *tp, const struct tpstat_by_row *b);
 
 #endif /* __BAREATOM_TPSTAT_FMT_H */

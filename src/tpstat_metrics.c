@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "src/metrics_export.h"
+#include "src/metrics.h"
 #include "src/tpstat_buckets.h"
 #include "src/tpstat_metrics.h"
 #include "src/clock.h"
@@ -17,11 +17,8 @@
 #define BPF_STATS_SYSCTL "/proc/sys/kernel/bpf_stats_enabled"
 #define BATCH 4096
 
+/* The room of map_entries()' batches. */
 static struct {
-	struct metrics_export x;
-	tpstat_snapshot_fn snapshot;
-	void *arg;
-	struct tpstat_mview v;
 	__u32 keys[BATCH];
 	__u8 values[BATCH];
 } mx;
@@ -61,11 +58,11 @@ static long map_entries(int fd)
 	}
 }
 
-static void tp_labels(struct metrics_label *l, const struct tpstat_mtp *t)
+static void tp_labels(struct metrics_label *l, const struct tpstat_row *t)
 {
-	l[0] = (struct metrics_label){ "tracepoint", t->tp->name };
-	l[1] = (struct metrics_label){ "kind", tp_kind_name(t->tp->kind) };
-	l[2] = (struct metrics_label){ "module", t->tp->module };
+	l[0] = (struct metrics_label){ "tracepoint", t->name };
+	l[1] = (struct metrics_label){ "kind", tp_kind_name(t->kind) };
+	l[2] = (struct metrics_label){ "module", t->module };
 }
 
 /*
@@ -114,9 +111,9 @@ static void hist_metric_l(struct metrics *m, const struct metrics_label *l, int 
 			  buckets_sum_double(h->sum, h->sum_hi, false) / per);
 }
 
-static void hist_metric(struct metrics *m, const struct tpstat_mtp *t, const struct tpstat_hist_row *h)
+static void hist_metric(struct metrics *m, const struct tpstat_row *t, const struct tpstat_hist_row *h)
 {
-	struct metrics_label l[2] = { { "tracepoint", t->tp->name }, { "expr", h->expr } };
+	struct metrics_label l[2] = { { "tracepoint", t->name }, { "expr", h->expr } };
 
 	hist_metric_l(m, l, 2, h, 1);
 }
@@ -158,7 +155,7 @@ static const struct {
 };
 
 /* One --latency family, @what: the series of every latency; none without --latency. */
-static void lat_metrics(struct metrics *m, const struct tpstat_mview *v, enum lat_value what)
+static void lat_metrics(struct metrics *m, const struct tpstat_report *v, enum lat_value what)
 {
 	static const char *const outcome[] = { "matched", "no_start", "replaced", "dropped",
 					       "start_busy", "end_busy", "start_errors", "end_errors" };
@@ -166,14 +163,14 @@ static void lat_metrics(struct metrics *m, const struct tpstat_mview *v, enum la
 	bool first = true;
 
 	for (int i = 0; i < v->n; i++)
-		for (int k = 0; k < v->tp[i].nlats; k++) {
-			const struct tpstat_lat_row *lr = &v->tp[i].lats[k];
+		for (int k = 0; k < v->rows[i].nlats; k++) {
+			const struct tpstat_lat_row *lr = &v->rows[i].lats[k];
 			const __u64 val[] = { lr->matched, lr->no_start, lr->replaced, lr->dropped,
 					      lr->start_busy, lr->end_busy, lr->start_errors,
 					      lr->end_errors };
 			struct metrics_label l[4];
 
-			lat_labels(l, v->tp[i].tp->name, lr, keys, sizeof(keys));
+			lat_labels(l, v->rows[i].name, lr, keys, sizeof(keys));
 			if (first)
 				metrics_family(m, lat_family[what].name, lat_family[what].type,
 					       lat_family[what].unit, lat_family[what].help);
@@ -234,15 +231,15 @@ static void key_series(struct metrics *m, const char *tp, const struct tpstat_by
 enum by_value { BY_OTHER, BY_DROPPED, BY_KEYS, BY_SHOWN };
 
 /* A family with one sample per --by table, {tracepoint, key_expr}; none without --by. */
-static void by_family(struct metrics *m, const struct tpstat_mview *v, const char *name,
+static void by_family(struct metrics *m, const struct tpstat_report *v, const char *name,
 		      enum metrics_type type, const char *help, enum by_value what)
 {
 	struct metrics_label l[2];
 	bool first = true;
 
 	for (int i = 0; i < v->n; i++)
-		for (int b = 0; b < v->tp[i].nbys; b++) {
-			const struct tpstat_by_row *br = &v->tp[i].bys[b];
+		for (int b = 0; b < v->rows[i].nbys; b++) {
+			const struct tpstat_by_row *br = &v->rows[i].bys[b];
 			__u64 val = what == BY_OTHER ? br->other : what == BY_DROPPED ?
 				    br->dropped + br->errors : what == BY_KEYS ? br->nkeys :
 				    (__u64)br->n;
@@ -250,21 +247,21 @@ static void by_family(struct metrics *m, const struct tpstat_mview *v, const cha
 			if (first)
 				metrics_family(m, name, type, NULL, help);
 			first = false;
-			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
+			l[0] = (struct metrics_label){ "tracepoint", v->rows[i].name };
 			l[1] = (struct metrics_label){ "key_expr", br->key_expr };
 			metrics_u64(m, l, 2, val);
 		}
 }
 
-static bool any_filter(const struct tpstat_mview *v)
+static bool any_filter(const struct tpstat_report *v)
 {
 	for (int i = 0; i < v->n; i++)
-		if (v->tp[i].nfilters)
+		if (v->rows[i].nfilters)
 			return true;
 	return false;
 }
 
-void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
+void tpstat_metrics_write(struct metrics *m, const struct tpstat_report *v)
 {
 	struct metrics_label l[4];
 	double start = clock_now();
@@ -274,72 +271,72 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 	metrics_family(m, "bareatom_tracepoint_hits", METRICS_COUNTER, NULL,
 		       "Hits of a raw or bare tracepoint counted by tpstat's BPF program.");
 	for (int i = 0; i < v->n; i++) {
-		tp_labels(l, &v->tp[i]);
-		metrics_u64(m, l, 3, v->tp[i].hits);
+		tp_labels(l, &v->rows[i]);
+		metrics_u64(m, l, 3, v->rows[i].count);
 	}
 	metrics_family(m, "bareatom_tracepoint_missed", METRICS_COUNTER, NULL,
 		       "Hits the kernel did not let the program see (recursion misses): "
 		       "hits + missed (+ filtered + filter_errors with --filter) is every time "
 		       "the tracepoint fired for the targets.");
 	for (int i = 0; i < v->n; i++) {
-		tp_labels(l, &v->tp[i]);
-		metrics_u64(m, l, 3, v->tp[i].missed);
+		tp_labels(l, &v->rows[i]);
+		metrics_u64(m, l, 3, v->rows[i].missed);
 	}
 	if (any_filter(v)) {
 		metrics_family(m, "bareatom_tracepoint_filtered", METRICS_COUNTER, NULL,
 			       "Events a --filter kept out of hits (tracepoints with a filter only).");
 		for (int i = 0; i < v->n; i++) {
-			if (!v->tp[i].nfilters)
+			if (!v->rows[i].nfilters)
 				continue;
-			tp_labels(l, &v->tp[i]);
-			metrics_u64(m, l, 3, v->tp[i].filtered);
+			tp_labels(l, &v->rows[i]);
+			metrics_u64(m, l, 3, v->rows[i].filtered);
 		}
 		metrics_family(m, "bareatom_tracepoint_filter_errors", METRICS_COUNTER, NULL,
 			       "Events whose --filter could not read its field: neither in hits nor "
 			       "filtered.");
 		for (int i = 0; i < v->n; i++) {
-			if (!v->tp[i].nfilters)
+			if (!v->rows[i].nfilters)
 				continue;
-			tp_labels(l, &v->tp[i]);
-			metrics_u64(m, l, 3, v->tp[i].filter_errors);
+			tp_labels(l, &v->rows[i]);
+			metrics_u64(m, l, 3, v->rows[i].filter_errors);
 		}
 	}
-	if (v->n && v->tp[0].cpu_hits) {
+	if (v->n && v->rows[0].cpu_count) {
 		metrics_family(m, "bareatom_tracepoint_cpu_hits", METRICS_COUNTER, NULL,
 			       "Hits per CPU (tpstat -A).");
 		for (int i = 0; i < v->n; i++) {
-			tp_labels(l, &v->tp[i]);
-			for (int c = 0; c < v->tp[i].ncpu; c++) {
+			tp_labels(l, &v->rows[i]);
+			for (int c = 0; c < v->rows[i].ncpu; c++) {
 				snprintf(cpu, sizeof(cpu), "%d", c);
 				l[3] = (struct metrics_label){ "cpu", cpu };
-				metrics_u64(m, l, 4, v->tp[i].cpu_hits[c]);
+				metrics_u64(m, l, 4, v->rows[i].cpu_count[c]);
 			}
 			/* CPUs that share slots: one series for them all, cpu="256-8191". */
-			if (v->tp[i].ncpu < v->ncpu) {
-				snprintf(cpu, sizeof(cpu), "%d-%d", v->tp[i].ncpu, v->ncpu - 1);
+			if (v->rows[i].ncpu < v->ncpu) {
+				snprintf(cpu, sizeof(cpu), "%d-%d", v->rows[i].ncpu, v->ncpu - 1);
 				l[3] = (struct metrics_label){ "cpu", cpu };
-				metrics_u64(m, l, 4, v->tp[i].rest_hits);
+				metrics_u64(m, l, 4, v->rows[i].rest_count);
 			}
 		}
 	}
 	for (int i = 0, first = 1; i < v->n; i++)
-		for (int h = 0; h < v->tp[i].nhists; h++) {
+		for (int h = 0; h < v->rows[i].nhists; h++) {
 			if (first)
 				metrics_family(m, "bareatom_tracepoint_value", METRICS_HISTOGRAM, NULL,
 					       "A field of the tracepoint's arguments (tpstat --hist/--lhist).");
 			first = 0;
-			hist_metric(m, &v->tp[i], &v->tp[i].hists[h]);
+			hist_metric(m, &v->rows[i], &v->rows[i].hists[h]);
 		}
 	for (int i = 0, first = 1; i < v->n; i++)
-		for (int h = 0; h < v->tp[i].nhists; h++) {
+		for (int h = 0; h < v->rows[i].nhists; h++) {
 			if (first)
 				metrics_family(m, "bareatom_tracepoint_value_errors", METRICS_COUNTER, NULL,
 					       "Events whose field could not be read (a bad pointer): "
 					       "samples + errors = hits.");
 			first = 0;
-			l[0] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
-			l[1] = (struct metrics_label){ "expr", v->tp[i].hists[h].expr };
-			metrics_u64(m, l, 2, v->tp[i].hists[h].errors);
+			l[0] = (struct metrics_label){ "tracepoint", v->rows[i].name };
+			l[1] = (struct metrics_label){ "expr", v->rows[i].hists[h].expr };
+			metrics_u64(m, l, 2, v->rows[i].hists[h].errors);
 		}
 	for (enum lat_value what = LAT_SECONDS; what <= LAT_OPEN; what++)
 		lat_metrics(m, v, what);
@@ -349,18 +346,18 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 	 * "other"). fmt_by_key gives two comms two texts.
 	 */
 	for (int i = 0, first = 1; i < v->n; i++)
-		for (int b = 0; b < v->tp[i].nbys; b++) {
+		for (int b = 0; b < v->rows[i].nbys; b++) {
 			if (first)
 				metrics_family(m, "bareatom_tracepoint_key_hits", METRICS_COUNTER, NULL,
 					       "Hits per key (tpstat --by), the top --top keys; a tuple of "
 					       "keys has a label per key, key1, key2, ...");
 			first = 0;
-			key_series(m, v->tp[i].tp->name, &v->tp[i].bys[b], KEY_HITS);
+			key_series(m, v->rows[i].name, &v->rows[i].bys[b], KEY_HITS);
 		}
 	for (enum key_value what = KEY_SUM; what <= KEY_MAX; what++)
 		for (int i = 0, first = 1; i < v->n; i++)
-			for (int b = 0; b < v->tp[i].nbys; b++) {
-				if (!v->tp[i].bys[b].value_expr)
+			for (int b = 0; b < v->rows[i].nbys; b++) {
+				if (!v->rows[i].bys[b].value_expr)
 					continue;
 				if (first)
 					metrics_family(m, what == KEY_SUM ? "bareatom_tracepoint_key_value_summed" :
@@ -370,7 +367,7 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 						       what == KEY_MIN ? "The least --value per key." :
 						       "The greatest --value per key.");
 				first = 0;
-				key_series(m, v->tp[i].tp->name, &v->tp[i].bys[b], what);
+				key_series(m, v->rows[i].name, &v->rows[i].bys[b], what);
 			}
 	by_family(m, v, "bareatom_tracepoint_key_other_hits", METRICS_COUNTER,
 		  "Hits of the keys beyond --top, together (tpstat --by).", BY_OTHER);
@@ -389,20 +386,20 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 			__u32 len = sizeof(info[i]);
 
 			memset(&info[i], 0, sizeof(info[i]));
-			bpf_obj_get_info_by_fd(v->tp[i].prog_fd, &info[i], &len);
+			bpf_obj_get_info_by_fd(v->rows[i].prog_fd, &info[i], &len);
 		}
 		metrics_family(m, "bareatom_bpf_run_seconds", METRICS_COUNTER, "seconds",
 			       "Time spent in the BPF program while kernel.bpf_stats_enabled was on.");
 		for (int i = 0; i < v->n; i++) {
-			l[0] = (struct metrics_label){ "program", v->tp[i].prog };
-			l[1] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
+			l[0] = (struct metrics_label){ "program", v->rows[i].prog };
+			l[1] = (struct metrics_label){ "tracepoint", v->rows[i].name };
 			metrics_double(m, l, 2, info[i].run_time_ns / 1e9);
 		}
 		metrics_family(m, "bareatom_bpf_runs", METRICS_COUNTER, NULL,
 			       "Runs of the BPF program while kernel.bpf_stats_enabled was on.");
 		for (int i = 0; i < v->n; i++) {
-			l[0] = (struct metrics_label){ "program", v->tp[i].prog };
-			l[1] = (struct metrics_label){ "tracepoint", v->tp[i].tp->name };
+			l[0] = (struct metrics_label){ "program", v->rows[i].prog };
+			l[1] = (struct metrics_label){ "tracepoint", v->rows[i].name };
 			metrics_u64(m, l, 2, info[i].run_cnt);
 		}
 	}
@@ -422,28 +419,4 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_mview *v)
 	metrics_family(m, "bareatom_scrape_duration_seconds", METRICS_GAUGE, "seconds",
 		       "Time this exposition took to gather, up to this line.");
 	metrics_double(m, NULL, 0, clock_now() - start);
-}
-
-static void render(void *arg, struct metrics *m)
-{
-	mx.snapshot(mx.arg, &mx.v);
-	tpstat_metrics_write(m, &mx.v);
-}
-
-int tpstat_metrics_open(const char *listen, const char *textfile, double period,
-			tpstat_snapshot_fn snapshot, void *arg)
-{
-	mx.snapshot = snapshot;
-	mx.arg = arg;
-	return metrics_export_open(&mx.x, "tpstat", listen, textfile, period, render, NULL);
-}
-
-int tpstat_metrics_watch(struct runloop *rl)
-{
-	return metrics_export_watch(&mx.x, rl);
-}
-
-int tpstat_metrics_close(struct runloop *rl)
-{
-	return metrics_export_close(&mx.x, rl);
 }

@@ -188,7 +188,7 @@ static __u64 count_tpstat(void)
 	return sum;
 }
 
-/* --hist's per-CPU copies (tpstat's read_hists()), mapped. */
+/* --hist's per-CPU copies (as tpstat_read.c maps them), mapped. */
 static struct tpstat_hist *hist_cpu;
 
 /* --hist's samples (its buckets): one per event recorded (errors would be events too). */

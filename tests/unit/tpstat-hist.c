@@ -90,6 +90,46 @@ static void value_sum_wide(void)
 	}
 }
 
+/* buckets_parse_linear(): the one MIN:MAX:STEP parser of --lhist and --latency. */
+static void parse_linear(void)
+{
+	struct buckets_linear l = {};
+	const char *what = NULL, *bad = NULL;
+	unsigned long long n = 0;
+	char a[] = "tpgen_a:seq:-8:8:4", b[] = "seq:0:10", c[] = "t:e:0:10:x", d[] = "t:e:10:10:1",
+	     e[] = "t:e:0:10:0", f[] = "pid:-1:10:1", g[] = "t:e:0:128:1", h[] = "t:e:0:127:1",
+	     w[] = "t:e:-9223372036854775808:9223372036854775807:144115188075855872",
+	     o[] = "t:e:0:99999999999999999999:1";
+
+	ASSERT_EQ(buckets_parse_linear(a, false, &l, &what, &bad, &n), BUCKETS_TEXT_OK,
+		  "TP:EXPR:-8:8:4 parses");
+	ASSERT_TRUE(l.linear && l.lmin == -8 && l.lmax == 8 && l.lstep == 4 && n == 4,
+		    "-8:8:4 is MIN -8, MAX 8, STEP 4: 4 buckets");
+	ASSERT_STREQ(a, "tpgen_a:seq", "what comes before MIN:MAX:STEP is left");
+	ASSERT_EQ(buckets_parse_linear(b, false, &l, &what, &bad, &n), BUCKETS_TEXT_FORM,
+		  "two ':' fields only: the form");
+	ASSERT_EQ(buckets_parse_linear(c, false, &l, &what, &bad, &n), BUCKETS_TEXT_NUMBER,
+		  "STEP x: not a number");
+	ASSERT_TRUE(!strcmp(what, "STEP") && !strcmp(bad, "x"), "named STEP, its text 'x'");
+	ASSERT_EQ(buckets_parse_linear(d, false, &l, &what, &bad, &n), BUCKETS_TEXT_ORDER,
+		  "MIN == MAX: refused");
+	ASSERT_EQ(buckets_parse_linear(e, false, &l, &what, &bad, &n), BUCKETS_TEXT_ORDER,
+		  "STEP 0: refused");
+	ASSERT_EQ(buckets_parse_linear(f, true, &l, &what, &bad, &n), BUCKETS_TEXT_ORDER,
+		  "a negative MIN of ns: refused");
+	ASSERT_EQ(buckets_parse_linear(g, false, &l, &what, &bad, &n), BUCKETS_TEXT_MANY,
+		  "0:128:1: too many buckets");
+	ASSERT_EQ_U64(n, 128, "0:128:1 is 128 buckets");
+	ASSERT_EQ(buckets_parse_linear(h, false, &l, &what, &bad, &n), BUCKETS_TEXT_OK,
+		  "0:127:1: TPSTAT_LHIST_MAX buckets, the most");
+	ASSERT_EQ(buckets_parse_linear(w, false, &l, &what, &bad, &n), BUCKETS_TEXT_MANY,
+		  "the whole signed range in steps of 2^57: one bucket too many");
+	ASSERT_EQ_U64(n, 128, "INT64_MIN:INT64_MAX:2^57: 128 steps, ceil'd without overflow");
+	ASSERT_EQ(buckets_parse_linear(o, false, &l, &what, &bad, &n), BUCKETS_TEXT_NUMBER,
+		  "MAX past 64 bits: not a whole number");
+	ASSERT_TRUE(!strcmp(what, "MAX"), "named MAX");
+}
+
 int main(void)
 {
 	static const __u64 edges[] = { 0, 1, 2, 3, 4, 7, 8, 1023, 1024, 1025, 1ULL << 31,
@@ -378,5 +418,6 @@ int main(void)
 			     "UTF-8 kept, a cut sequence and a newline escaped, 15 bytes fit");
 	}
 	value_sum_wide();
+	parse_linear();
 	return test_done();
 }

@@ -18,7 +18,8 @@
 #include "tests/unit/test.h"
 
 static const struct tp_info tpa = { "tpgen_a", "tpgen", TP_KIND_BARE };
-static struct tpstat_mview v;
+static struct tpstat_report v;
+static struct tpstat_row rows[2];
 static __u64 buckets[8][TPSTAT_HIST_SLOTS];
 static struct tpstat_hist_row hists[8];
 static struct tpstat_by_entry entries[4];
@@ -27,9 +28,10 @@ static __u64 cpu_hits[TPSTAT_NR_SLOTS];
 
 static void view(int nhists, int nbys)
 {
-	v = (struct tpstat_mview){ .n = 1, .ncpu = 2, .targets_fd = -1, .targets_max = 16384 };
-	v.tp[0] = (struct tpstat_mtp){ .tp = &tpa, .prog = "tpstat_hist_0", .prog_fd = -1,
-		.hits = 100, .hists = hists, .nhists = nhists, .bys = bys, .nbys = nbys };
+	v = (struct tpstat_report){ .n = 1, .rows = rows, .ncpu = 2, .targets_fd = -1,
+		.targets_max = 16384 };
+	rows[0] = (struct tpstat_row){ .name = tpa.name, .module = tpa.module, .kind = tpa.kind,
+		.prog = "tpstat_hist_0", .prog_fd = -1, .count = 100, .hists = hists, .nhists = nhists, .bys = bys, .nbys = nbys };
 }
 
 /* --lhist tpgen_a:seq:0:1024:64 (unsigned): 1..100 recorded. */
@@ -109,8 +111,8 @@ static void cpus(int possible)
 		slots[k] = k + 1;
 	view(0, 0);
 	v.ncpu = possible;
-	v.tp[0].ncpu = fmt_cpu_counts(slots, possible, cpu_hits, &v.tp[0].rest_hits);
-	v.tp[0].cpu_hits = cpu_hits;
+	rows[0].ncpu = fmt_cpu_counts(slots, possible, cpu_hits, &rows[0].rest_count);
+	rows[0].cpu_count = cpu_hits;
 }
 
 /* --lhist tpgen_a:seq:INT64_MIN:INT64_MAX:2^62 (signed): 4 steps. */
@@ -164,8 +166,8 @@ static void latency(void)
 	latency_rows();
 	view(0, 0);
 	v.n = 2;
-	v.tp[1] = (struct tpstat_mtp){ .tp = &tpb, .prog = "tpstat_hist_1", .prog_fd = -1,
-		.hits = 10, .lats = lats, .nlats = 2 };
+	rows[1] = (struct tpstat_row){ .name = tpb.name, .module = tpb.module, .kind = tpb.kind,
+		.prog = "tpstat_hist_1", .prog_fd = -1, .count = 10, .lats = lats, .nlats = 2 };
 }
 
 static void all_families(void)
@@ -194,16 +196,16 @@ static void all_families(void)
 		.dropped = 1, .errors = 2 };
 	latency_rows();
 	cpus(4);
-	v.tp[0].hists = hists;
-	v.tp[0].nhists = 3;
-	v.tp[0].bys = all_bys;
-	v.tp[0].nbys = 2;
-	v.tp[0].nfilters = 1;
-	v.tp[0].filtered = 7;
-	v.tp[0].filter_errors = 1;
+	rows[0].hists = hists;
+	rows[0].nhists = 3;
+	rows[0].bys = all_bys;
+	rows[0].nbys = 2;
+	rows[0].nfilters = 1;
+	rows[0].filtered = 7;
+	rows[0].filter_errors = 1;
 	v.n = 2;
-	v.tp[1] = (struct tpstat_mtp){ .tp = &tpb, .prog = "tpstat_hist_1", .prog_fd = -1,
-		.hits = 10, .lats = lats, .nlats = 2 };
+	rows[1] = (struct tpstat_row){ .name = tpb.name, .module = tpb.module, .kind = tpb.kind,
+		.prog = "tpstat_hist_1", .prog_fd = -1, .count = 10, .lats = lats, .nlats = 2 };
 }
 
 static const struct {

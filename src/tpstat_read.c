@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The kernel's tables into a snapshot (tpstat_read.h). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "src/tpstat_read.h"
+#include "tpstat.skel.h"	/* after tpstat.h, whose types it names */
+
+/* A histogram before its first value: min and max at the far ends of its type. */
+static void hist_empty(struct tpstat_hist *h, bool sg)
+{
+	h->min = sg ? (__u64)INT64_MAX : UINT64_MAX;
+	h->max = sg ? (__u64)INT64_MIN : 0;
+}
+
+/* Copy @cpu of --hist @h: one per possible CPU in hist_cpu, the .bss one beyond. */
+static struct tpstat_hist *hist_copy(const struct tpstat_reader *rd, int h, int cpu)
+{
+	return cpu < rd->ncpu ? &rd->hist_cpu[cpu * rd->specs->nhist + h] :
+				&rd->skel->bss->hists[h];
+}
+
+int tpstat_read_open(struct tpstat_reader *rd, struct tpstat_snap *snap)
+{
+	const struct tpstat_specs *sp = rd->specs;
+	size_t len = (size_t)rd->ncpu * sp->nhist * sizeof(struct tpstat_hist);
+
+	for (int b = 0; b < sp->nby; b++) {
+		snap->by[b].entries = calloc(TPSTAT_BY_ENTRIES, sizeof(*snap->by[b].entries));
+		if (!snap->by[b].entries) {
+			fprintf(stderr, "tpstat: out of memory\n");
+			return 1;
+		}
+	}
+	for (int l = 0; l < sp->nlat; l++)
+		hist_empty(&rd->skel->bss->lat_hist[l], false);
+	if (!sp->nhist)
+		return 0;
+	rd->hist_cpu = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    bpf_map__fd(rd->skel->maps.hist_cpu), 0);
+	if (rd->hist_cpu == MAP_FAILED) {
+		rd->hist_cpu = NULL;
+		fprintf(stderr, "tpstat: cannot map the --hist table: %s\n", strerror(errno));
+		return 1;
+	}
+	for (int h = 0; h < sp->nhist; h++)
+		for (int cpu = 0; cpu <= rd->ncpu; cpu++)
+			hist_empty(hist_copy(rd, h, cpu), sp->hist[h].field.is_signed);
+	return 0;
+}
+
+void tpstat_read_close(struct tpstat_reader *rd, struct tpstat_snap *snap)
+{
+	for (int b = 0; b < rd->specs->nby; b++)
+		free(snap->by[b].entries);
+}
+
+/*
+ * The one read of a kernel histogram: @from's counts added into @to, which began empty
+ * (hist_empty()). Buckets, errors and the 128-bit sum add up, min and max are the least
+ * and greatest; samples is the buckets' sum (the programs keep no separate count of it).
+ */
+static void hist_add(struct tpstat_hist *to, const struct tpstat_hist *from, bool sg)
+{
+	__u64 sum = __atomic_load_n(&from->sum, __ATOMIC_RELAXED);
+	__u64 min = __atomic_load_n(&from->min, __ATOMIC_RELAXED);
+	__u64 max = __atomic_load_n(&from->max, __ATOMIC_RELAXED);
+
+	to->errors += __atomic_load_n(&from->errors, __ATOMIC_RELAXED);
+	to->minmax_lost += __atomic_load_n(&from->minmax_lost, __ATOMIC_RELAXED);
+	to->sum_hi += __atomic_load_n(&from->sum_hi, __ATOMIC_RELAXED) + (to->sum + sum < to->sum);
+	to->sum += sum;
+	if (sg ? (__s64)min < (__s64)to->min : min < to->min)
+		to->min = min;
+	if (sg ? (__s64)max > (__s64)to->max : max > to->max)
+		to->max = max;
+	for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++) {
+		__u64 n = __atomic_load_n(&from->buckets[k], __ATOMIC_RELAXED);
+
+		to->buckets[k] += n;
+		to->samples += n;
+	}
+}
+
+/*
+ * A hash map in batches of @room entries (one system call each), each batch handed to
+ * @each; says on stderr when the read stopped short, naming @what.
+ */
+static void read_map(int fd, void *keys, void *vals, __u32 room, const char *what,
+		     void (*each)(void *arg, const void *keys, const void *vals, __u32 n), void *arg)
+{
+	__u32 batch = 0, count;
+	bool first = true;
+	int err;
+
+	do {
+		LIBBPF_OPTS(bpf_map_batch_opts, o);
+
+		count = room;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &batch, &batch, keys, vals, &count, &o);
+		first = false;
+		each(arg, keys, vals, count);
+	} while (!err);
+	if (errno != ENOENT)
+		fprintf(stderr, "tpstat: cannot read the %s table: %s\n", what, strerror(errno));
+}
+
+/* Entries holding a START's time: not one claimed by an END, nor FREE. */
+static void count_open(void *arg, const void *keys, const void *vals, __u32 n)
+{
+	const struct tpstat_lat_key *k = keys;
+	const struct tpstat_lat_start *v = vals;
+	struct tpstat_snap *snap = arg;
+
+	for (__u32 i = 0; i < n; i++)
+		if (k[i].lat < TPSTAT_MAX_LAT && v[i].ns > TPSTAT_LAT_FREE)
+			snap->lat[k[i].lat].open++;
+}
+
+static __u64 recursion_misses(struct bpf_program *prog)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+void tpstat_read_counts(const struct tpstat_reader *rd, struct tpstat_snap *snap)
+{
+	const struct tpstat_specs *sp = rd->specs;
+	struct tpstat_bpf__bss *bss = rd->skel->bss;
+
+	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
+		for (int i = 0; i < sp->n; i++)
+			snap->tp[i].c.slot[slot] = __atomic_load_n(&bss->slots[slot].count[i],
+								   __ATOMIC_RELAXED);
+	for (int i = 0; i < sp->n; i++) {
+		struct tpstat_tp_read *t = &snap->tp[i];
+		__u64 first = __atomic_load_n(&bss->tps[i].first_cpu, __ATOMIC_RELAXED);
+
+		t->c.missed = recursion_misses(rd->progs[i]);
+		t->c.filtered = t->c.filter_errors = 0;
+		for (int slot = 0; sp->tp[i].nfilters && slot < TPSTAT_NR_SLOTS; slot++) {
+			t->c.filtered += __atomic_load_n(&bss->filtered[slot].count[i],
+							 __ATOMIC_RELAXED);
+			t->c.filter_errors += __atomic_load_n(&bss->filter_errors[slot].count[i],
+							      __ATOMIC_RELAXED);
+		}
+		for (int w = 0; w < TPSTAT_CPU_WORDS; w++)
+			t->cpus[w] = __atomic_load_n(&bss->tps[i].cpus[w], __ATOMIC_RELAXED);
+		t->first_cpu = first ? (int)(first - 1) : -1;
+		t->cpus_beyond = __atomic_load_n(&bss->tps[i].cpus_beyond, __ATOMIC_RELAXED);
+	}
+	/* Each --hist as the sum of its copies, one per CPU. */
+	for (int h = 0; h < sp->nhist; h++) {
+		bool sg = sp->hist[h].field.is_signed;
+
+		memset(&snap->hist[h], 0, sizeof(snap->hist[h]));
+		hist_empty(&snap->hist[h], sg);
+		for (int cpu = 0; cpu <= rd->ncpu; cpu++)
+			hist_add(&snap->hist[h], hist_copy(rd, h, cpu), sg);
+	}
+	/* Each --latency's histogram and accounting from .bss, its open STARTs in the table. */
+	if (!sp->nlat)
+		return;
+	for (int l = 0; l < sp->nlat; l++) {
+		struct tpstat_lat_read *la = &snap->lat[l];
+		const __u64 *st = (const __u64 *)&bss->lat_stats[l];
+		__u64 *to = (__u64 *)&la->st;
+
+		for (size_t k = 0; k < sizeof(la->st) / sizeof(__u64); k++)
+			to[k] = __atomic_load_n(&st[k], __ATOMIC_RELAXED);
+		memset(&la->hist, 0, sizeof(la->hist));
+		hist_empty(&la->hist, false);
+		hist_add(&la->hist, &bss->lat_hist[l], false);
+		la->open = 0;
+	}
+	{
+		static struct tpstat_lat_key keys[256];
+		static struct tpstat_lat_start vals[256];
+
+		read_map(bpf_map__fd(rd->skel->maps.lat_open), keys, vals, 256, "--latency",
+			 count_open, snap);
+	}
+}
+
+/* The --by table's entries into each --by's, up to TPSTAT_BY_ENTRIES each. */
+static void add_entries(void *arg, const void *keys, const void *vals, __u32 n)
+{
+	const struct tpstat_key *k = keys;
+	const struct tpstat_by_val *v = vals;
+	struct tpstat_snap *snap = arg;
+
+	for (__u32 i = 0; i < n; i++) {
+		struct tpstat_by_read *by;
+
+		if (k[i].by >= TPSTAT_MAX_BY || !snap->by[k[i].by].entries)
+			continue;
+		by = &snap->by[k[i].by];
+		if (by->n < TPSTAT_BY_ENTRIES) {
+			struct tpstat_by_entry *e = &by->entries[by->n++];
+
+			memcpy(e->k, k[i].k, sizeof(e->k));
+			e->count = v[i].count;
+			e->sum = v[i].sum;
+			e->sum_hi = v[i].sum_hi;
+			e->min = v[i].min;
+			e->max = v[i].max;
+		}
+	}
+}
+
+void tpstat_read_keys(const struct tpstat_reader *rd, struct tpstat_snap *snap)
+{
+	const struct tpstat_specs *sp = rd->specs;
+	static struct tpstat_key keys[256];
+	static struct tpstat_by_val vals[256];
+
+	if (!sp->nby)
+		return;
+	for (int b = 0; b < sp->nby; b++)
+		snap->by[b].n = 0;
+	read_map(bpf_map__fd(rd->skel->maps.by_counts), keys, vals, 256, "--by", add_entries, snap);
+	for (int b = 0; b < sp->nby; b++) {
+		const struct tp_by *spec = &sp->by[b];
+		const struct tpstat_by_stats *st = &rd->skel->bss->by_stats[b];
+		struct tpstat_by_read *by = &snap->by[b];
+
+		by->dropped = __atomic_load_n(&st->dropped, __ATOMIC_RELAXED);
+		by->errors = __atomic_load_n(&st->errors, __ATOMIC_RELAXED);
+		by->minmax_lost = __atomic_load_n(&st->minmax_lost, __ATOMIC_RELAXED);
+		if (spec->nkeys != 1 || spec->kind != TPSTAT_KEY_CPU || spec->value)
+			continue;
+		for (int cpu = 0; cpu < rd->ncpu && cpu < TPSTAT_SLOTS; cpu++) {
+			__u64 v = snap->tp[spec->tp->slot].c.slot[cpu];
+
+			if (v && by->n < TPSTAT_BY_ENTRIES)
+				by->entries[by->n++] = (struct tpstat_by_entry){
+					.k = { (__u64)cpu }, .count = v };
+		}
+	}
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The specs into the BPF object before load (tpstat_rodata.h). */
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "src/tpstat_rodata.h"
+#include "tpstat.skel.h"	/* after tpstat.h, whose types it names */
+
+/* The one copy of a compiled field into .rodata: what tracepoint @tp's program reads. */
+static void rodata_field(struct tpstat_field *d, const struct tp_spec *tp, const struct tpfield *f,
+			 const struct buckets_linear *range)
+{
+	*d = (struct tpstat_field){ .tp = tp->slot, .arg = f->arg, .nsteps = f->nsteps,
+		.size = f->size, .is_signed = f->is_signed, .bit_off = f->bit_off,
+		.bit_size = f->bit_size };
+	for (__u32 k = 0; k < f->nsteps; k++) {
+		d->steps[k].off = f->steps[k].off;
+		d->steps[k].size = f->steps[k].size;
+	}
+	if (range && range->linear) {
+		d->linear = true;
+		d->lmin = range->lmin;
+		d->lmax = range->lmax;
+		d->lstep = (__u64)range->lstep;
+	}
+}
+
+void tpstat_rodata(const struct tpstat_specs *sp, struct tpstat_bpf *skel, int ncpu)
+{
+	struct tpstat_bpf__rodata *ro = skel->rodata;
+
+	ro->nhist = sp->nhist;
+	for (int h = 0; h < sp->nhist; h++)
+		rodata_field((struct tpstat_field *)&ro->hist_field[h], sp->hist[h].tp,
+			     &sp->hist[h].field, &sp->hist[h].range);
+	ro->nby = sp->nby;
+	for (int b = 0; b < sp->nby; b++) {
+		const struct tp_by *by = &sp->by[b];
+		struct tpstat_by *d = (struct tpstat_by *)&ro->by_spec[b];
+
+		*d = (struct tpstat_by){ .tp = by->tp->slot, .nkeys = by->nkeys,
+					 .value = by->value != NULL };
+		for (int i = 0; i < by->nkeys; i++)
+			d->kind[i] = by->kinds[i];
+		for (int i = 0; i < TPSTAT_BY_KEYS; i++)
+			rodata_field(&d->field[i], by->tp, &by->field[i], NULL);
+		rodata_field(&d->vfield, by->tp, &by->field[TPSTAT_BY_KEYS], NULL);
+	}
+	ro->nlat = sp->nlat;
+	for (int l = 0; l < sp->nlat; l++) {
+		const struct tp_lat *lat = &sp->lat[l];
+		struct tpstat_lat_spec *d = (struct tpstat_lat_spec *)&ro->lat_spec[l];
+
+		d->start.key = lat->kind[0];
+		rodata_field(&d->start.field, lat->tp[0], &lat->field[0], NULL);
+		d->end.key = lat->kind[1];
+		rodata_field(&d->end.field, lat->tp[1], &lat->field[1], NULL);
+		d->bounds = (struct tpstat_field){ .linear = lat->range.linear,
+			.lmin = lat->range.lmin, .lmax = lat->range.lmax,
+			.lstep = (__u64)lat->range.lstep };
+	}
+	bpf_map__set_max_entries(skel->maps.lat_open, sp->nlat ? TPSTAT_LAT_ENTRIES : 1);
+	ro->nfilter = sp->nfilter;
+	for (int k = 0; k < sp->nfilter; k++) {
+		const struct tpfilter *flt = &sp->filter[k].flt;
+		struct tpstat_filter_spec *d = (struct tpstat_filter_spec *)&ro->filter_spec[k];
+
+		*d = (struct tpstat_filter_spec){ .key = flt->key, .op = flt->op,
+			.is_signed = flt->is_signed, .value = flt->value };
+		memcpy(d->comm, flt->comm, sizeof(d->comm));
+		rodata_field(&d->field, sp->filter[k].tp, &flt->field, NULL);
+	}
+	/* No --by: a table of one entry, not TPSTAT_BY_ENTRIES preallocated for nothing. */
+	bpf_map__set_max_entries(skel->maps.by_counts, sp->nby ? TPSTAT_BY_ENTRIES : 1);
+	/* One histogram per --hist per possible CPU (tpstat_read.c sums them). */
+	bpf_map__set_max_entries(skel->maps.hist_cpu, sp->nhist ? sp->nhist * ncpu : 1);
+}
