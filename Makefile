@@ -140,7 +140,7 @@ $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o 
 # (etcd.c: libcurl for HTTP, json-c for the bodies).
 FLEET := $(BUILD)/cookie_fleet.o $(BUILD)/etcd.o
 FLEET_LIBS := -lcurl -ljson-c -lpthread
-$(BUILD)/cookie-gend $(BUILD)/static/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
+$(BUILD)/cookie-gend $(BUILD)/static/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_daemon.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
 		$(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(BUILD)/cookie_fleet.o $(BUILD)/libcookie.a
 $(BUILD)/cookie-gend: $(BUILD)/etcd.o
 $(BUILD)/cookie-gend: LDLIBS += $(FLEET_LIBS)
