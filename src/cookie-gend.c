@@ -9,7 +9,7 @@
  *                   socket, its loop and the metrics are handed (struct cookie_gend_ops)
  *   cookie_mark.c   the durable mark: the state directory checked, the counter recovered,
  *                   the limit extended behind the mark, draws for clients, --raise-mark
- *   cookie_fleet.c  --etcd: the node id claimed in etcd, ranges reserved there first
+ *   cookie_fleet_*.c  --etcd: the node id claimed in etcd, ranges reserved there first
  *   cookie_pins.c   the BPF side: load, reuse the pinned maps (replacing an older layout's),
  *                   keep or replace pinned links, the one follower of the events
  *   cookie_serve.c  the socket: clients, their bounds, requests (cookie_serve.h)

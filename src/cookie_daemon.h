@@ -5,7 +5,7 @@
  * into them through struct cookie_gend_ops (cookie_serve.h): a draw, the tick, a snapshot.
  *
  * cookie-gend.c fills the struct in and hands these functions down, with the struct as their
- * argument; they call only further down (cookie_mark.c, cookie_pins.c, cookie_fleet.c), never
+ * argument; they call only further down (cookie_mark.c, cookie_pins.c, cookie_fleet_*.c), never
  * back into cookie-gend.c or into the socket and loop that call them.
  */
 #ifndef __BAREATOM_COOKIE_DAEMON_H
