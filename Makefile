@@ -142,7 +142,7 @@ FLEET_CORE := $(addprefix $(BUILD)/,cookie_fleet_thread.o cookie_fleet_move.o co
 FLEET := $(FLEET_CORE) $(BUILD)/etcd.o
 FLEET_LIBS := -lcurl -ljson-c -lpthread
 $(BUILD)/cookie-gend $(BUILD)/static/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_daemon.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
-		$(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(FLEET_CORE) $(BUILD)/libcookie.a
+		$(BUILD)/cookie_mark.o $(BUILD)/cookie_mark_dir.o $(BUILD)/cookie_store.o $(FLEET_CORE) $(BUILD)/libcookie.a
 $(BUILD)/cookie-gend: $(BUILD)/etcd.o
 $(BUILD)/cookie-gend: LDLIBS += $(FLEET_LIBS)
 # Debian has no static libcurl: make static's cookie-gend refuses --etcd, saying so (etcd_none.c).
@@ -256,11 +256,11 @@ $(BUILD)/tests/unit/libcookie-timeout: $(BUILD)/libcookie.o
 # Linked without cookie-gend.o: the socket, its loop and the metrics see the daemon only
 # through its ops.
 $(BUILD)/tests/unit/cookie-serve: $(COOKIE_SERVE)
-$(BUILD)/tests/unit/cookie-mark: $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(FLEET) $(UTIL)
+$(BUILD)/tests/unit/cookie-mark: $(BUILD)/cookie_mark.o $(BUILD)/cookie_mark_dir.o $(BUILD)/cookie_store.o $(FLEET) $(UTIL)
 $(BUILD)/tests/unit/cookie-mark: LDLIBS += $(FLEET_LIBS)
 # The fleet's host harness: cookie-gend's mark and claim on a counter in memory, against a
 # real etcd started by tests/unit/cookie-fleet.t (no BPF, no socket).
-$(BUILD)/tests/unit/cookie-fleet: $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(FLEET) $(UTIL)
+$(BUILD)/tests/unit/cookie-fleet: $(BUILD)/cookie_mark.o $(BUILD)/cookie_mark_dir.o $(BUILD)/cookie_store.o $(FLEET) $(UTIL)
 $(BUILD)/tests/unit/cookie-fleet: LDLIBS += $(FLEET_LIBS)
 $(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(UTIL)
 $(BUILD)/tests/unit/json-writer: $(UTIL)
