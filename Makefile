@@ -147,7 +147,7 @@ $(BUILD)/cookie-gend: $(BUILD)/etcd.o
 $(BUILD)/cookie-gend: LDLIBS += $(FLEET_LIBS)
 # Debian has no static libcurl: make static's cookie-gend refuses --etcd, saying so (etcd_none.c).
 $(BUILD)/static/cookie-gend: $(BUILD)/etcd_none.o
-$(BUILD)/cookie $(BUILD)/static/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
+$(BUILD)/cookie $(BUILD)/static/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_cmd.o $(BUILD)/cookie_follow.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
 $(BUILD)/eht-hosts $(BUILD)/static/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/eht_metrics.o $(METRICS) \
 		$(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/libcookie.a: $(BUILD)/libcookie.o
