@@ -41,6 +41,8 @@ GUEST_TOOLS := counter
 TOOLS := $(GUEST_TOOLS) $(SBIN_TOOLS) $(BIN_TOOLS)
 # The helpers every tool links: one file and header per topic (include the one you use).
 UTIL := $(addprefix $(BUILD)/,bpf_util.o cli.o clock.o cmd.o json.o)
+# Tracepoint prototypes and field expressions from BTF: tpstat's, the tests' and tpbench's.
+TPFIELD := $(BUILD)/tpfield.o $(BUILD)/tpfield_proto.o
 # The metrics exporter (--listen, --textfile) of tools on the run loop.
 METRICS := $(addprefix $(BUILD)/,metrics_export.o metrics_textfile.o http_serve.o metrics.o)
 # cookie-gend's socket, its metrics and its loop: all they know of the daemon is its ops.
@@ -134,7 +136,7 @@ $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
-$(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(BUILD)/tpfield.o $(BUILD)/tplist.o \
+$(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(TPFIELD) $(BUILD)/tplist.o \
 		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 # cookie-gend --etcd: the claim, reservations and moves (cookie_fleet*.c) over etcd's JSON gateway
 # (etcd.c: libcurl for HTTP, json-c for the bodies).
@@ -239,9 +241,9 @@ $(BUILD)/tests/vm/prog-run: CFLAGS += -Itests/unit
 
 # The guest half of make bench; libuuid linked in statically (the image has no libuuid1).
 $(BUILD)/tests/bench/tpbench: tests/bench/tpbench.c $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h \
-		$(BUILD)/cookie.skel.h $(BUILD)/libcookie.a $(BUILD)/tpfield.o | deps
+		$(BUILD)/cookie.skel.h $(BUILD)/libcookie.a $(TPFIELD) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $< $(BUILD)/tpfield.o $(BUILD)/libcookie.a $(LDLIBS) -Wl,-Bstatic -luuid -Wl,-Bdynamic -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $< $(TPFIELD) $(BUILD)/libcookie.a $(LDLIBS) -Wl,-Bstatic -luuid -Wl,-Bdynamic -o $@
 
 $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 	@mkdir -p $(dir $@)
@@ -277,8 +279,8 @@ $(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD
 $(BUILD)/tests/unit/metrics-export: $(METRICS) $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics_textfile.o $(BUILD)/metrics.o $(UTIL)
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
-$(BUILD)/tests/unit/tpfield: $(BUILD)/tpfield.o $(BUILD)/tests/unit/layout/kernel-layout.o
-$(BUILD)/tests/unit/tpfilter: $(BUILD)/tpfilter.o $(BUILD)/tpfield.o
+$(BUILD)/tests/unit/tpfield: $(TPFIELD) $(BUILD)/tests/unit/layout/kernel-layout.o
+$(BUILD)/tests/unit/tpfilter: $(BUILD)/tpfilter.o $(TPFIELD)
 $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(BUILD)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(CC) -I$(BUILD) $(DEPFLAGS) -c $< -o $@
