@@ -139,13 +139,13 @@ $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(TPFIELD) $(BUILD)/tplist.o \
 		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 # cookie-gend --etcd: the claim, reservations and moves (cookie_fleet*.c) over etcd's JSON gateway
-# (etcd.c: libcurl for HTTP, json-c for the bodies).
+# (etcd.c: libcurl for HTTP, json-c for the bodies; etcd_b64.c: keys and values in base64).
 FLEET_CORE := $(addprefix $(BUILD)/,cookie_fleet_thread.o cookie_fleet_move.o cookie_fleet_reserve.o cookie_fleet_claim.o)
-FLEET := $(FLEET_CORE) $(BUILD)/etcd.o
+FLEET := $(FLEET_CORE) $(BUILD)/etcd.o $(BUILD)/etcd_b64.o
 FLEET_LIBS := -lcurl -ljson-c -lpthread
 $(BUILD)/cookie-gend $(BUILD)/static/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_daemon.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
 		$(BUILD)/cookie_mark.o $(BUILD)/cookie_mark_dir.o $(BUILD)/cookie_store.o $(FLEET_CORE) $(BUILD)/libcookie.a
-$(BUILD)/cookie-gend: $(BUILD)/etcd.o
+$(BUILD)/cookie-gend: $(BUILD)/etcd.o $(BUILD)/etcd_b64.o
 $(BUILD)/cookie-gend: LDLIBS += $(FLEET_LIBS)
 # Debian has no static libcurl: make static's cookie-gend refuses --etcd, saying so (etcd_none.c).
 $(BUILD)/static/cookie-gend: $(BUILD)/etcd_none.o
