@@ -162,40 +162,31 @@ int cookie_cmd_pid(const struct cookie_opts *o)
 	return 0;
 }
 
-/* STATS' pairs as text or JSON (-j). */
-struct stats_out {
-	bool json;
-	struct json j;
-};
-
-static void print_stat(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
+/* One of STATS' pairs, as text or into the JSON object @j (-j). */
+static void print_stat(const struct cookie_opts *o, struct json *j, const struct cookie_stat *kv)
 {
-	struct stats_out *out = arg;
-	struct json *j = &out->j;
 	char name[64], word[64];
 
-	if (!out->json) {
-		printf("%-14.*s %.*s\n", (int)klen, key, (int)vlen, val);
+	if (!o->json) {
+		printf("%-14.*s %.*s\n", (int)kv->klen, kv->key, (int)kv->vlen, kv->val);
 		return;
 	}
-	snprintf(name, sizeof(name), "%.*s", (int)klen, key);
-	snprintf(word, sizeof(word), "%.*s", (int)vlen, val);
+	snprintf(name, sizeof(name), "%.*s", (int)kv->klen, kv->key);
+	snprintf(word, sizeof(word), "%.*s", (int)kv->vlen, kv->val);
 	/* Numbers stay numbers; words (state_error=ENOSPC) become strings. */
-	if (vlen && strspn(word, "0123456789") >= vlen && vlen <= 20)
+	if (kv->vlen && strspn(word, "0123456789") >= kv->vlen && kv->vlen <= 20)
 		json_u64_field(j, name, strtoull(word, NULL, 10));
 	else
 		json_string_field(j, name, word);
-}
-
-static void skip_stat(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
-{
 }
 
 int cookie_cmd_stats(const struct cookie_opts *o)
 {
 	char reply[1024];
 	int fd = connect_daemon(o), err;
-	struct stats_out out;
+	struct cookie_stat kv;
+	const char *p;
+	struct json j;
 
 	if (fd < 0)
 		return 1;
@@ -209,17 +200,20 @@ int cookie_cmd_stats(const struct cookie_opts *o)
 		fprintf(stderr, "cookie: STATS failed: %s\n", err == -EPROTO ? reply : strerror(-err));
 		return 1;
 	}
-	if (cookie_parse_stats(reply, skip_stat, NULL)) {
+	/* The whole reply checked before a word of it is printed. */
+	for (p = reply; (err = cookie_stats_next(reply, &p, &kv)) > 0;)
+		;
+	if (err) {
 		fprintf(stderr, "cookie: the daemon's STATS reply is malformed: %.80s\n", reply);
 		return 1;
 	}
-	out.json = o->json;
-	json_init(&out.j, stdout);
+	json_init(&j, stdout);
 	if (o->json)
-		json_object_begin(&out.j);
-	cookie_parse_stats(reply, print_stat, &out);
+		json_object_begin(&j);
+	for (p = reply; cookie_stats_next(reply, &p, &kv) > 0;)
+		print_stat(o, &j, &kv);
 	if (o->json)
-		json_object_end(&out.j);
+		json_object_end(&j);
 	return 0;
 }
 
