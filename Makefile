@@ -1,6 +1,8 @@
 # bareatom: .bpf.c -> .bpf.o -> .skel.h -> binary, a kernel and a guest image to run them in.
 #
 #   make            build everything (kernel, tpgen.ko, BPF objects, tools, guest image)
+#   make tools      the tools alone, and make test-host all the host tests need: no kernel build
+#                   (vmlinux.h is Debian's kernel's BTF, images/vmlinux-h)
 #   make test       host tests, then VM tests in one guest boot; ends with "N passed, N failed"
 #   make run        boot the guest and run the demo
 #   make vm         an interactive root shell in the guest
@@ -28,9 +30,13 @@ endif
 ifeq ($(origin LDFLAGS),undefined)
 LDFLAGS := $(call deb-flags,LDFLAGS)
 endif
-CFLAGS += -Wall -Wextra -Wno-unused-parameter -I$(BUILD) -Isrc -Ibpf
+# Includes: every header of this tree is named by its path from the top ("src/cli.h",
+# "bpf/tpstat_abi.h", "tests/unit/test.h"; -I.), so an include says which file it means; only
+# the generated ones, vmlinux.h and NAME.skel.h, are named bare and come from $(BUILD).
+# tests/unit/includes.t checks the rule and the layers (no bpf/ header includes src/).
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -I$(BUILD) -I.
 LDLIBS := -lbpf -lelf -lz -lm
-BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -Wall
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -I. -Wall
 
 # The one list of tools and where they go: the package puts SBIN_TOOLS in /usr/sbin and
 # BIN_TOOLS in /usr/bin (make deb writes debian/bareatom.install, .manpages and .links from
@@ -45,6 +51,10 @@ UTIL := $(addprefix $(BUILD)/,bpf_util.o cli.o clock.o cmd.o json.o)
 TPFIELD := $(BUILD)/tpfield.o $(BUILD)/tpfield_proto.o
 # The metrics exporter (--listen, --textfile) of tools on the run loop.
 METRICS := $(addprefix $(BUILD)/,metrics_export.o metrics_textfile.o http_serve.o metrics.o)
+# Stacks (--by TP:kstack/ustack, issue 39): kernel frames from kallsyms, user frames through
+# libdwfl, the folded lines, the table, -j and the --flamegraph page with its viewer inline.
+STACKS := $(addprefix $(BUILD)/,stack_ksym.o stack_usym.o stack_fold.o stack_html.o stack_viewer.o)
+STACKS_LIBS := -ldw
 # cookie-gend's socket, its metrics and its loop: all they know of the daemon is its ops.
 COOKIE_SERVE := $(addprefix $(BUILD)/,cookie_loop.o cookie_serve.o cookie_rate.o cookie_metrics.o cookie_proto.o \
 	runloop.o) $(METRICS) $(UTIL)
@@ -66,7 +76,7 @@ ifneq ($(FLAGS_NOW),$(file <$(BUILD)/flags))
 $(shell mkdir -p $(BUILD))
 $(file >$(BUILD)/flags,$(FLAGS_NOW))
 endif
-$(patsubst src/%.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BINS) $(UNIT_BINS) $(VM_HELPERS) \
+$(patsubst src/%.c,$(BUILD)/%.o,$(wildcard src/*.c)) $(BUILD)/stack_viewer.o $(BINS) $(UNIT_BINS) $(VM_HELPERS) \
 	$(BENCH_BINS): $(BUILD)/flags
 
 # Paths of the cached kernel tree and base image, known once their stamps are made.
@@ -107,8 +117,40 @@ $(BUILD)/base-image.path: FORCE | deps
 
 kernel: $(BUILD)/kernel.dir
 
-$(BUILD)/vmlinux.h: $(BUILD)/kernel.dir
+# vmlinux.h needs no kernel build: it is Debian's 6.1 kernel's types and its bridge module's,
+# from their BTF (images/vmlinux-h: the linux-image package fetched once, cached like the
+# kernel). CO-RE moves every field access to the running kernel's layout at load time; what
+# the programs use of our kernel is checked where our kernel is (core-check below).
+$(BUILD)/btf.dir: FORCE | deps
+	@mkdir -p $(BUILD)
+	@d=$$(images/vmlinux-h) && { [ "$$(cat $@ 2>/dev/null)" = "$$d" ] || echo "$$d" > $@; }
+BTF_DIR = $(shell cat $(BUILD)/btf.dir)
+
+$(BUILD)/vmlinux.h: $(BUILD)/btf.dir
+	cp $(BTF_DIR)/vmlinux.h $@.tmp && mv $@.tmp $@
+
+# The BPF objects again, against our kernel's BTF (its bridge is built in), only to compare:
+# tests/unit/core-relos prints what each object asks of the kernel's types, by name, and its
+# code; an object that differs between the two headers, or that does not compile against our
+# kernel's, stops the image here (tests/unit/core-check.t says the same in make test).
+OUR_BPF_OBJS := $(patsubst $(BUILD)/%,$(BUILD)/our-kernel/%,$(BPF_OBJS))
+$(BUILD)/our-kernel/vmlinux.h: $(BUILD)/kernel.dir
+	@mkdir -p $(dir $@)
 	$(BPFTOOL) btf dump file $(KDIR)/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/our-kernel/%.bpf.o: bpf/%.bpf.c $(BUILD)/our-kernel/vmlinux.h | deps
+	$(CLANG) -I$(BUILD)/our-kernel $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/our-kernel/core-check: $(BPF_OBJS) $(OUR_BPF_OBJS) $(BUILD)/tests/unit/core-relos
+	@for o in $(notdir $(BPF_OBJS)); do \
+		d=$$(diff -U2 --label "$$o against $(BUILD)/vmlinux.h (Debian's BTF)" \
+			--label "$$o against our kernel's BTF" <($(BUILD)/tests/unit/core-relos $(BUILD)/$$o) \
+			<($(BUILD)/tests/unit/core-relos $(BUILD)/our-kernel/$$o)) || { \
+			echo "core-check: bpf/$${o%.o}.c asks of Debian's and of our kernel's types" \
+				"different things (a member missing, or of another kind or size):"; \
+			head -n 40 <<<"$$d"; exit 1; }; \
+	done
+	@touch $@
 
 # Header dependencies of everything compiled, BPF objects included, are generated by the
 # compiler (-MMD -MP beside each output: build/FOO.d) and read back below, never listed by hand.
@@ -127,7 +169,15 @@ $(BUILD)/%.o: src/%.c | deps
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*/*.d $(BUILD)/tests/unit/layout/*.d)
+# The flame graph viewer (d3-flame-graph and d3, from npm, cached outside the tree), built
+# into the object that holds it: .incbin finds the files on the assembler's include path.
+$(BUILD)/viewer.stamp: images/flamegraph-viewer | deps
+	@images/flamegraph-viewer $(BUILD) && touch $@
+
+$(BUILD)/stack_viewer.o: src/stack_viewer.S $(BUILD)/viewer.stamp | deps
+	$(CC) $(CFLAGS) -Wa,-I$(BUILD)/viewer $(DEPFLAGS) -c $< -o $@
+
+-include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*/*.d $(BUILD)/tests/unit/layout/*.d $(BUILD)/our-kernel/*.d)
 
 # Objects that need a skeleton wait for it.
 $(BUILD)/counter.o: $(BUILD)/counter.skel.h
@@ -237,7 +287,6 @@ $(BUILD)/tests/vm/%: tests/vm/%.c | deps
 
 $(BUILD)/tests/vm/cookie-load: $(BUILD)/libcookie.a
 $(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h
-$(BUILD)/tests/vm/prog-run: CFLAGS += -Itests/unit
 
 # The guest half of make bench; libuuid linked in statically (the image has no libuuid1).
 $(BUILD)/tests/bench/tpbench: tests/bench/tpbench.c $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h \
@@ -272,8 +321,8 @@ UNIT_BINS += $(BUILD)/tests/unit/metrics-writer-ubsan
 $(BUILD)/tests/unit/metrics-writer-ubsan: tests/unit/metrics-writer.c src/metrics.c src/json.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) -g -O1 -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=all \
-		-Wall -Wextra -Wno-unused-parameter -Isrc -Ibpf $(filter %.c,$^) -lm -o $@
-	$(call deps-of-sources,$(CC) -Isrc -Ibpf)
+		-Wall -Wextra -Wno-unused-parameter -I. $(filter %.c,$^) -lm -o $@
+	$(call deps-of-sources,$(CC) -I.)
 $(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/runloop.o \
 		$(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
 $(BUILD)/tests/unit/metrics-export: $(METRICS) $(BUILD)/runloop.o $(UTIL)
@@ -285,6 +334,10 @@ $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(
 	@mkdir -p $(dir $@)
 	$(CC) -I$(BUILD) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/tests/unit/runloop: $(BUILD)/runloop.o $(UTIL)
+$(BUILD)/tests/unit/stack-ksym: $(BUILD)/stack_ksym.o
+$(BUILD)/tests/unit/stack-usym: $(BUILD)/stack_usym.o
+$(BUILD)/tests/unit/stack-usym: LDLIBS += $(STACKS_LIBS)
+$(BUILD)/tests/unit/stack-fold: $(BUILD)/stack_fold.o $(BUILD)/stack_html.o $(BUILD)/stack_viewer.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-cpus: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-hist: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o $(BUILD)/tplist.o $(UTIL)
 
@@ -294,15 +347,17 @@ $(BUILD)/tests/unit/tpstat-hist: $(BUILD)/tpstat_fmt.o $(BUILD)/tpstat_buckets.o
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(wildcard tests/fuzz/*.c))
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c | deps
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc \
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I. \
 		$(filter %.c,$^) -o $@
-	$(call deps-of-sources,$(CLANG) -Isrc)
+	$(call deps-of-sources,$(CLANG) -I.)
 $(BUILD)/tests/fuzz/cookie-proto: src/cookie_proto.c
+$(BUILD)/tests/fuzz/stack-text: src/stack_ksym.c src/stack_fold.c src/stack_html.c src/json.c
 
 # The guest's initramfs: the cached base image plus a second cpio with the suite (what make
 # run and make vm boot), and the test payload, an archive of its own that images/run-vm
 # appends only for test boots (images/make-initrd says what is in which).
 $(INITRD): $(BUILD)/base-image.path $(BUILD)/kernel.dir $(BUILD)/module/tpgen.ko $(BINS) \
+		$(BUILD)/our-kernel/core-check \
 		$(BUILD)/tests/vm/igmp-send $(wildcard images/guest/*) images/make-initrd
 	GUEST_TOOLS="$(GUEST_TOOLS)" images/make-initrd $(BUILD) $(KDIR) $$(cat $(BUILD)/base-image.path) $@
 
@@ -329,7 +384,9 @@ test: test-host test-vm-build
 test-loaded: test-host test-vm-build
 	@tests/loaded tests/run-all $(BUILD)
 
-test-host: $(BINS) $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) | deps
+# Everything compiled that needs no kernel build, the guest's test helpers and tpbench
+# included (tests/unit/make-deps.t checks that each one is rebuilt when a header changes).
+test-host: $(BINS) $(UNIT_BINS) $(FUZZ_BINS) $(BPF_OBJS) $(VM_HELPERS) $(BENCH_BINS) | deps
 
 test-vm-build: test-image stock-kernel prom-share
 
@@ -367,7 +424,8 @@ FORCE:
 # ---- Debian packages (images/debian, debhelper) ----
 # `make deb` stages the sources with images/debian as debian/, and the objects and tools
 # this make built (with their .d files, the skeletons, build/vmlinux.h and build/flags:
-# the BPF objects are CO-RE, the binaries run on any kernel with BTF), then builds the
+# the BPF objects are CO-RE, the binaries run on any kernel with BTF; and build/viewer/,
+# the flame graph viewer's files, which debian/copyright names), then builds the
 # binary packages there with dpkg-buildpackage. The package build's own make (debian/rules)
 # finds them all up to date and compiles nothing: the suite is built once, and the package
 # holds the very binaries the host tests ran (tests/unit/deb.t compares their build ids).
@@ -383,7 +441,7 @@ DEBS = $(DEB_DIR)/bareatom_$(DEB_VERSION)_amd64.deb $(DEB_DIR)/libcookie-dev_$(D
 .PHONY: deb
 deb: $(DEBS)
 
-DEB_BUILT := $(foreach f,*.o *.d *.skel.h libcookie.a vmlinux.h flags $(TOOLS),--include='/$(f)')
+DEB_BUILT := $(foreach f,*.o *.d *.skel.h libcookie.a vmlinux.h flags viewer.stamp viewer viewer/* $(TOOLS),--include='/$(f)')
 $(DEB_DIR)/bareatom_%_amd64.deb $(DEB_DIR)/libcookie-dev_%_amd64.deb: Makefile $(BINS) $(BUILD)/libcookie.a \
 		$(wildcard src/* src/man/* bpf/* images/debian/* images/debian/*/*) | deps
 	@mkdir -p $(DEB_STAGE)/build

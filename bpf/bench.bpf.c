@@ -5,8 +5,8 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "atomics.h"
-#include "bench.h"
+#include "bpf/atomics.h"
+#include "bpf/bench_abi.h"
 
 __u64 global_count;		/* one shared atomic counter */
 __u64 plain_count;		/* one shared counter, no atomic: loses updates */

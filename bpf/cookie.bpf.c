@@ -8,9 +8,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "atomics.h"
-#include "cookie.h"
-#include "cookie_limit.h"
+#include "bpf/atomics.h"
+#include "bpf/cookie_abi.h"
+#include "bpf/cookie_limit.h"
 
 /* Set before load: draw from per-CPU batches (default) or one fetch-add each. */
 const volatile bool batched = true;
@@ -45,7 +45,7 @@ struct {
 } events SEC(".maps");
 
 /*
- * The pid of the one `cookie --follow` reading events, 0 when none (cookie.h). Events are
+ * The pid of the one `cookie --follow` reading events, 0 when none (bpf/cookie_abi.h). Events are
  * only written while there is a follower, so nobody's stale events wait in the ring and a
  * loss is only counted when a follower missed one.
  */
@@ -95,7 +95,7 @@ static __always_inline __u64 draw(struct cookie_state *st)
 			goto out;
 		base = atomic_fetch_add(&st->next, COOKIE_BATCH);
 		limit = *(volatile __u64 *)&st->limit;
-		/* Sequence 0 is no node's cookie (bpf/cookie.h): such a batch starts after it. */
+		/* Sequence 0 is no node's cookie (bpf/cookie_abi.h): such a batch starts after it. */
 		first = COOKIE_SEQ_OF(base) ? base : base + 1;
 		if (first >= limit) {
 			cookie_refused(st);

@@ -9,7 +9,7 @@
  * read of it can only refuse a draw, never serve one beyond the mark. The comparisons
  * cannot wrap: c < limit is checked before limit - c is taken. Counter and limit hold whole
  * cookies (the node id in their top 16 bits) and the limit never leaves the node's space,
- * so the same comparisons refuse a draw at the top of a node's range (bpf/cookie.h).
+ * so the same comparisons refuse a draw at the top of a node's range (bpf/cookie_abi.h).
  *
  * The atomics are the __sync builtins: one BPF atomic instruction each (Linux 5.12), one
  * locked instruction on the host.
@@ -17,7 +17,7 @@
 #ifndef __BAREATOM_COOKIE_LIMIT_H
 #define __BAREATOM_COOKIE_LIMIT_H
 
-#include "cookie.h"
+#include "bpf/cookie_abi.h"
 
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))

@@ -11,8 +11,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "atomics.h"
-#include "tpgen.h"
+#include "bpf/atomics.h"
+#include "bpf/tpgen_ctx.h"
 
 __u64 hits;		/* atomic */
 __u64 hits_plain;	/* deliberately not atomic */

@@ -18,8 +18,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
-#include "atomics.h"
-#include "eht.h"
+#include "bpf/atomics.h"
+#include "bpf/eht_abi.h"
 
 #define EEXIST 17
 

@@ -10,8 +10,8 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "atomics.h"
-#include "tpstat.h"
+#include "bpf/atomics.h"
+#include "bpf/tpstat_abi.h"
 
 /* Set before load: which events count (enum tpstat_filter). */
 const volatile __u32 filter = TPSTAT_FILTER_NONE;
@@ -20,9 +20,9 @@ const volatile __u32 filter_cpus = 0;
 const volatile __u64 cpu_filter[TPSTAT_CPU_WORDS] = {};
 
 #define TPSTAT_NOW() bpf_ktime_get_ns()
-#include "tpstat_count.h"
-#include "tpstat_hist.h"
-#include "tpfilter_eval.h"
+#include "bpf/tpstat_count.h"
+#include "bpf/tpstat_hist.h"
+#include "bpf/tpfilter_eval.h"
 
 /*
  * Set before load: --hist fields. Only the tpstat_hist_N programs record them; a plain
@@ -60,7 +60,7 @@ struct {
 struct tpstat_slot slots[TPSTAT_NR_SLOTS];
 struct tpstat_tp tps[TPSTAT_MAX_TP];
 
-/* Set before load: --filter, in the order given (see tpstat.h). */
+/* Set before load: --filter, in the order given (see tpstat_abi.h). */
 const volatile __u32 nfilter = 0;
 const volatile struct tpstat_filter_spec filter_spec[TPSTAT_MAX_FILTER] = {};
 /* Set before load: --latency (lat_open is sized to 1 entry when there is none). */
@@ -80,7 +80,7 @@ struct tpstat_lat_stats lat_stats[TPSTAT_MAX_LAT];
 #define TPSTAT_LAT_INSERT(k, v)	bpf_map_update_elem(&lat_open, (k), (v), BPF_NOEXIST)
 #define TPSTAT_LAT_LOOKUP(k)	((struct tpstat_lat_start *)bpf_map_lookup_elem(&lat_open, (k)))
 #define TPSTAT_LAT_DELETE(k)	bpf_map_delete_elem(&lat_open, (k))
-#include "tpstat_latency.h"
+#include "bpf/tpstat_latency.h"
 
 /* Events a filter rejected, and events whose filter read failed: slots as the count's. */
 struct tpstat_slot filtered[TPSTAT_NR_SLOTS];

@@ -2,7 +2,7 @@
 /*
  * The counting step of tpstat's programs, apart so that a host test
  * (tests/unit/tpstat-cpus.c) runs this very code on a model of the .bss. The includer
- * provides atomics.h, tpstat.h and TPSTAT_NOW() (bpf_ktime_get_ns() in BPF).
+ * provides atomics.h, tpstat_abi.h and TPSTAT_NOW() (bpf_ktime_get_ns() in BPF).
  */
 #ifndef __BAREATOM_TPSTAT_COUNT_H
 #define __BAREATOM_TPSTAT_COUNT_H

@@ -4,7 +4,7 @@
  * record it, in the same program run as the count, so that samples + errors = count exactly
  * and the kernel's recursion misses are the same for both. Apart from tpstat.bpf.c so that
  * the bucket arithmetic and the 128-bit sums are also compiled into a host test. The includer provides atomics.h,
- * tpstat.h and, for tpstat_field_read(), bpf_probe_read_kernel().
+ * tpstat_abi.h and, for tpstat_field_read(), bpf_probe_read_kernel().
  */
 #ifndef __BAREATOM_TPSTAT_HIST_H
 #define __BAREATOM_TPSTAT_HIST_H
@@ -46,7 +46,7 @@ static __always_inline __u32 tpstat_bucket(__u64 v, bool is_signed)
 	return base + k + 1;
 }
 
-/* The linear bucket of @v for --lhist (@f's lmin, lmax, lstep; see tpstat.h). */
+/* The linear bucket of @v for --lhist (@f's lmin, lmax, lstep; see tpstat_abi.h). */
 static __always_inline __u32 tpstat_lbucket(__u64 v, const volatile struct tpstat_field *f)
 {
 	__u64 k;

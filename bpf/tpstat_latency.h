@@ -3,7 +3,7 @@
  * --latency 'START:KEY,END:KEY' in tpstat's programs: at START the time is stored under the
  * key's value, at END the time since is taken and the entry removed. Apart from tpstat.bpf.c,
  * as tpstat_count.h is, so that a host test (tests/unit/tpstat-latency.c) runs this very
- * code on a model of the hash map. The includer provides atomics.h, tpstat.h (the table's key
+ * code on a model of the hash map. The includer provides atomics.h, tpstat_abi.h (the table's key
  * and value, the accounting) and three operations on the table of open starts (a BPF hash
  * map in the program):
  *
@@ -15,7 +15,7 @@
  * The map is not a lock: a delete can fail with -EBUSY (a nested run on this CPU holds the
  * bucket's lock), and an entry a program looked up can be deleted, freed and reused for
  * another key before the program writes to it (a preallocated hash map reuses freed
- * elements at once). So an entry's value says who owns it (tpstat.h): a START's time, or
+ * elements at once). So an entry's value says who owns it (tpstat_abi.h): a START's time, or
  * CLAIMED (an END took it and is deleting it), or FREE (that delete failed: no START, the
  * next START of its key takes it), and it carries its key, checked after the time is read;
  * every change of the time is a compare-and-swap from the value read, so a program whose

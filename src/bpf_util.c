@@ -9,8 +9,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bpf_util.h"
-#include "cli.h"
+#include "src/bpf_util.h"
+#include "src/cli.h"
 
 static bool util_verbose;
 

@@ -10,7 +10,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include "cli.h"
+#include "src/cli.h"
 
 int cli_parse_seconds(const char *s, double *out)
 {

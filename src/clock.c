@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The tools' clocks and the interval clock of clock.h. */
 #include <time.h>
-#include "clock.h"
+#include "src/clock.h"
 
 double clock_next_tick(double start, double interval, double now)
 {

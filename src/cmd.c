@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "clock.h"
-#include "cmd.h"
+#include "src/clock.h"
+#include "src/cmd.h"
 
 char **cmd_split(int *argc, char **argv)
 {

@@ -33,18 +33,18 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include "libcookie.h"
-#include "cookie_daemon.h"
-#include "cookie_loop.h"
-#include "cookie_fleet.h"
-#include "cookie_mark.h"
-#include "cookie_metrics.h"
-#include "cookie_pins.h"
-#include "cookie_serve.h"
-#include "daemon_log.h"
-#include "metrics_export.h"
-#include "bpf_util.h"
-#include "cli.h"
+#include "src/libcookie.h"
+#include "src/cookie_daemon.h"
+#include "src/cookie_loop.h"
+#include "src/cookie_fleet.h"
+#include "src/cookie_mark.h"
+#include "src/cookie_metrics.h"
+#include "src/cookie_pins.h"
+#include "src/cookie_serve.h"
+#include "src/daemon_log.h"
+#include "src/metrics_export.h"
+#include "src/bpf_util.h"
+#include "src/cli.h"
 
 #define INSTANCE_LOCK		"/run/bareatom/cookie-gend.lock"
 

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "cookie.h"
-#include "cookie_cmd.h"
-#include "libcookie.h"
-#include "cli.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_cmd.h"
+#include "src/libcookie.h"
+#include "src/cli.h"
 
 /* What the parser fills in: the options, and what it checks them with at the end. */
 struct parse {
@@ -95,7 +95,7 @@ static long parse_long(const char *arg, const char *what, long min, long max)
 
 /*
  * A cookie: decimal digits only (no sign, no blanks, no 0x), at most 2^64 - 1, and a
- * sequence that is not 0, since no node ever hands that out (bpf/cookie.h).
+ * sequence that is not 0, since no node ever hands that out (bpf/cookie_abi.h).
  */
 static uint64_t parse_cookie(const char *arg)
 {

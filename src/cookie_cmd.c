@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "cookie_cmd.h"
-#include "cookie_proto.h"
-#include "json.h"
-#include "libcookie.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_cmd.h"
+#include "src/cookie_proto.h"
+#include "src/json.h"
+#include "src/libcookie.h"
 
 /*
  * Advice that works where we are: systemctl only when systemd runs this system (sd_booted(3)
@@ -217,7 +217,7 @@ int cookie_cmd_stats(const struct cookie_opts *o)
 	return 0;
 }
 
-/* Node and sequence: the layout every drawer produces (bpf/cookie.h). No daemon needed. */
+/* Node and sequence: the layout every drawer produces (bpf/cookie_abi.h). No daemon needed. */
 int cookie_cmd_decode(const struct cookie_opts *o)
 {
 	uint64_t c = o->decode;

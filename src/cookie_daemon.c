@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cookie-gend while it serves: the draw, the tick and the snapshot (cookie_daemon.h). */
 #include <syslog.h>
-#include "cookie_daemon.h"
-#include "daemon_log.h"
-#include "clock.h"
+#include "src/cookie_daemon.h"
+#include "src/daemon_log.h"
+#include "src/clock.h"
 
 int cookie_daemon_draw(void *arg, __u64 n, __u64 *first)
 {

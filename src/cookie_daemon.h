@@ -13,10 +13,10 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
-#include "cookie_fleet.h"
-#include "cookie_mark.h"
-#include "cookie_pins.h"
-#include "cookie_serve.h"
+#include "src/cookie_fleet.h"
+#include "src/cookie_mark.h"
+#include "src/cookie_pins.h"
+#include "src/cookie_serve.h"
 
 struct cookie_daemon {
 	bool batched;			/* BPF draws in per-CPU batches (no --global) */

@@ -35,7 +35,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "etcd.h"
+#include "src/etcd.h"
 
 /*
  * The lease's TTL: what a dead machine's id stays unusable for, and nothing else (never

@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/random.h>
-#include "cookie_store.h"
-#include "cookie_fleet_parts.h"
-#include "clock.h"
+#include "src/cookie_store.h"
+#include "src/cookie_fleet_parts.h"
+#include "src/clock.h"
 
 void fleet_set_node(struct cookie_fleet *f, unsigned int node)
 {

@@ -13,8 +13,8 @@
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
-#include "cookie_fleet_parts.h"
-#include "clock.h"
+#include "src/cookie_fleet_parts.h"
+#include "src/clock.h"
 
 /*
  * Our id is held by another holder: claim a free one of --etcd-ids with f->lease, the

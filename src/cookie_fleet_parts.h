@@ -21,8 +21,8 @@
 #include <stdint.h>
 #include <time.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "cookie_fleet.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_fleet.h"
 
 #define BACKOFF_MIN	0.2
 #define BACKOFF_MAX	2.0

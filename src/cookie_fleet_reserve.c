@@ -13,9 +13,9 @@
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
-#include "cookie_store.h"
-#include "cookie_fleet_parts.h"
-#include "clock.h"
+#include "src/cookie_store.h"
+#include "src/cookie_fleet_parts.h"
+#include "src/clock.h"
 
 /*
  * One reserve txn up to @new: 0 done, 1 try again now (the mark was changed by hand: we

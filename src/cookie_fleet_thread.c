@@ -15,8 +15,8 @@
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
-#include "cookie_fleet_parts.h"
-#include "clock.h"
+#include "src/cookie_fleet_parts.h"
+#include "src/clock.h"
 
 /* The margin before the TTL at which a daemon whose keepalives fail stops extending. */
 static double ttl_margin(int64_t ttl)

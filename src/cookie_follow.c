@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "cookie.h"
-#include "cookie_cmd.h"
-#include "json.h"
-#include "libcookie.h"
-#include "runloop.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_cmd.h"
+#include "src/json.h"
+#include "src/libcookie.h"
+#include "src/runloop.h"
 
 struct follow {
 	const struct cookie_opts *o;

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
-#include "cookie_loop.h"
-#include "runloop.h"
+#include "src/cookie_loop.h"
+#include "src/runloop.h"
 
 static void on_socket(int fd, short revents, void *arg)
 {

@@ -9,8 +9,8 @@
 #ifndef __BAREATOM_COOKIE_LOOP_H
 #define __BAREATOM_COOKIE_LOOP_H
 
-#include "cookie_serve.h"
-#include "metrics_export.h"
+#include "src/cookie_serve.h"
+#include "src/metrics_export.h"
 
 /*
  * Serve @s (cookie_serve_open()ed) and @mx (metrics_export_open()ed, or NULL) until SIGTERM,

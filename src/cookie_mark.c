@@ -12,12 +12,12 @@
 #include <string.h>
 #include <syslog.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "cookie_limit.h"
-#include "libcookie.h"
-#include "cookie_mark.h"
-#include "clock.h"
-#include "cookie_fleet.h"
+#include "bpf/cookie_abi.h"
+#include "bpf/cookie_limit.h"
+#include "src/libcookie.h"
+#include "src/cookie_mark.h"
+#include "src/clock.h"
+#include "src/cookie_fleet.h"
 
 static void save_failed(struct cookie_mark *m, int err)
 {

@@ -17,8 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "cookie_store.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_store.h"
 
 struct cookie_fleet;
 

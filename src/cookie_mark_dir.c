@@ -13,10 +13,10 @@
 #include <string.h>
 #include <syslog.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "libcookie.h"
-#include "cookie_mark.h"
-#include "cookie_fleet.h"
+#include "bpf/cookie_abi.h"
+#include "src/libcookie.h"
+#include "src/cookie_mark.h"
+#include "src/cookie_fleet.h"
 
 /* What every refusal of a lost or corrupt mark says is safe (a restored backup is too low). */
 #define RAISE_ADVICE "run cookie-gend --raise-mark N with N above the newest cookie of this " \

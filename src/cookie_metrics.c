@@ -6,9 +6,9 @@
  */
 #include <stdio.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "cookie_metrics.h"
-#include "cookie_serve.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_metrics.h"
+#include "src/cookie_serve.h"
 
 static void counter(struct metrics *m, const char *name, const char *help, __u64 v)
 {

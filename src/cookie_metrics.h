@@ -12,7 +12,7 @@
 #ifndef __BAREATOM_COOKIE_METRICS_H
 #define __BAREATOM_COOKIE_METRICS_H
 
-#include "metrics.h"
+#include "src/metrics.h"
 
 /* An http_render_fn: @server is the struct cookie_server whose counts are written. */
 void cookie_metrics_render(void *server, struct metrics *m);

@@ -18,11 +18,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cookie.skel.h"
-#include "libcookie.h"
-#include "bpf_util.h"
-#include "clock.h"
-#include "cookie_pins.h"
-#include "pins.h"
+#include "src/libcookie.h"
+#include "src/bpf_util.h"
+#include "src/clock.h"
+#include "src/cookie_pins.h"
+#include "src/pins.h"
 
 /* Every pin cookie-gend makes, for --uninstall; the links and programs come in pairs. */
 static const char *const pin_names[] = {

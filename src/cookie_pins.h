@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "cookie.h"
+#include "bpf/cookie_abi.h"
 
 struct cookie_bpf;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
-#include "cookie_proto.h"
+#include "src/cookie_proto.h"
 
 /* A decimal number of at most 10 digits, no sign, nothing after it. */
 static int parse_number(const char *s, size_t len, uint64_t *out)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cookie-gend's per-uid token buckets (cookie_rate.h). */
 #include <string.h>
-#include "cookie_proto.h"
-#include "cookie_rate.h"
+#include "src/cookie_proto.h"
+#include "src/cookie_rate.h"
 
 void cookie_rate_init(struct cookie_rate *r, uint64_t rate, uint64_t burst)
 {

@@ -18,9 +18,9 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <bpf/bpf.h>
-#include "clock.h"
-#include "cookie.h"
-#include "cookie_serve.h"
+#include "src/clock.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_serve.h"
 
 /* Refuse to remove anything at @path that is not a socket: --socket may be mistyped. */
 int check_socket_path(const char *path)

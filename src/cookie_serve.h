@@ -31,8 +31,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/types.h>
-#include "cookie_proto.h"
-#include "cookie_rate.h"
+#include "src/cookie_proto.h"
+#include "src/cookie_rate.h"
 
 #define MAX_CLIENTS		256
 #define ROOT_RESERVED		32	/* slots only root may take, so root is always served */

@@ -9,8 +9,8 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "cookie_store.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_store.h"
 
 /* Longer than any valid file: a read that fills it means the file is too long. */
 #define STORE_READ_MAX 64

@@ -10,11 +10,11 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "counter.skel.h"
-#include "json.h"
-#include "runloop.h"
-#include "bpf_util.h"
-#include "cli.h"
-#include "cmd.h"
+#include "src/json.h"
+#include "src/runloop.h"
+#include "src/bpf_util.h"
+#include "src/cli.h"
+#include "src/cmd.h"
 
 static struct env {
 	bool verbose;

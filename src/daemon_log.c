@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include "daemon_log.h"
+#include "src/daemon_log.h"
 
 static const char *log_prog = "daemon";
 static bool log_verbose, log_syslog;

@@ -13,17 +13,17 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "eht.h"
+#include "bpf/eht_abi.h"
 #include "eht.skel.h"
-#include "eht_fmt.h"
-#include "eht_snap.h"
-#include "pins.h"
-#include "runloop.h"
-#include "bpf_util.h"
-#include "cli.h"
-#include "clock.h"
-#include "cmd.h"
-#include "eht_metrics.h"
+#include "src/eht_fmt.h"
+#include "src/eht_snap.h"
+#include "src/pins.h"
+#include "src/runloop.h"
+#include "src/bpf_util.h"
+#include "src/cli.h"
+#include "src/clock.h"
+#include "src/cmd.h"
+#include "src/eht_metrics.h"
 
 #define PIN_DIR PINS_ROOT "/eht"
 #define PIN_HOSTS PIN_DIR "/hosts"

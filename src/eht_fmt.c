@@ -3,8 +3,8 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <net/if.h>
-#include "eht_fmt.h"
-#include "json.h"
+#include "src/eht_fmt.h"
+#include "src/json.h"
 
 struct cells {
 	char port[EHT_IFNAMSIZ + 16];

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "eht_snap.h"
+#include "src/eht_snap.h"
 
 /* The table, then the hits of each tracepoint (and adopted/lost hosts when any). */
 void eht_fmt_table(FILE *f, const struct eht_snap *s);

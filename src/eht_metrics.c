@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "eht_metrics.h"
-#include "metrics_export.h"
+#include "src/eht_metrics.h"
+#include "src/metrics_export.h"
 
 struct eht_group_count {
 	char port[EHT_IFNAMSIZ + 1];

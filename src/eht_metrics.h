@@ -7,8 +7,8 @@
 #ifndef __BAREATOM_EHT_METRICS_H
 #define __BAREATOM_EHT_METRICS_H
 
-#include "eht_snap.h"
-#include "runloop.h"
+#include "src/eht_snap.h"
+#include "src/runloop.h"
 
 /* Before anything is loaded: open --listen, remember --textfile. Returns 0, or 1 (said). */
 int eht_metrics_open(const char *listen, const char *textfile, double period);

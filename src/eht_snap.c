@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "eht_snap.h"
-#include "clock.h"
+#include "src/eht_snap.h"
+#include "src/clock.h"
 
 const char *const eht_tp_names[EHT_EV_NR] = {
 	[EHT_EV_HOST_CREATE] = "br_eht_host_create",

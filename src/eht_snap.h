@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "eht.h"
+#include "bpf/eht_abi.h"
 
 /* The tracepoints, in the order of enum eht_event; their pins are prog_NAME and link_NAME. */
 extern const char *const eht_tp_names[EHT_EV_NR];

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <curl/curl.h>
 #include <json-c/json.h>
-#include "etcd.h"
-#include "etcd_b64.h"
+#include "src/etcd.h"
+#include "src/etcd_b64.h"
 
 #define REPLY_MAX	(1 << 20)	/* a bigger reply is not one of ours: refused */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Base64 (RFC 4648, padded), the form etcd's JSON gateway gives keys and values in (etcd_b64.h). */
 #include <string.h>
-#include "etcd_b64.h"
+#include "src/etcd_b64.h"
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

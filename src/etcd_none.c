@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "etcd.h"
+#include "src/etcd.h"
 
 int etcd_open(struct etcd *e, const char *urls, long timeout_ms)
 {

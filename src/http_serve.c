@@ -23,9 +23,9 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include "http_serve.h"
-#include "cli.h"
-#include "clock.h"
+#include "src/http_serve.h"
+#include "src/cli.h"
+#include "src/clock.h"
 
 /* epoll data: a slot's index, or this for the listening socket. */
 #define EP_LISTEN HTTP_CLIENTS

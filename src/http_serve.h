@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
-#include "metrics.h"
+#include "src/metrics.h"
 
 #define HTTP_REQ_MAX		8192		/* request line and headers */
 #define HTTP_CLIENTS		8		/* connections served at once */

@@ -2,7 +2,7 @@
 /* The JSON writer of json.h: separators and nesting tracked, strings escaped (UTF-8 checked). */
 #include <math.h>
 #include <inttypes.h>
-#include "json.h"
+#include "src/json.h"
 
 /*
  * The length of the well-formed UTF-8 character at @s (RFC 3629: no overlong forms, no

@@ -13,8 +13,8 @@
 #include <sys/un.h>
 #include <linux/types.h>
 #include <bpf/bpf.h>
-#include "cookie.h"
-#include "libcookie.h"
+#include "bpf/cookie_abi.h"
+#include "src/libcookie.h"
 
 int cookie_fast_open(struct cookie_fast *f)
 {

@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "cookie_limit.h"
+#include "bpf/cookie_abi.h"
+#include "bpf/cookie_limit.h"
 
 /* pins.h's PINS_ROOT "/cookie", spelled whole: this header is installed without pins.h. */
 #define COOKIE_PIN_DIR "/sys/fs/bpf/bareatom/cookie"

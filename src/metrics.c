@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "metrics.h"
-#include "json.h"
+#include "src/metrics.h"
+#include "src/json.h"
 
 #define METRICS_INITIAL_CAP 4096
 

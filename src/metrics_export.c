@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/timerfd.h>
-#include "metrics_export.h"
-#include "metrics_textfile.h"
-#include "clock.h"
+#include "src/metrics_export.h"
+#include "src/metrics_textfile.h"
+#include "src/clock.h"
 
 /* To x->log when the tool has a log of its own, else "prog: message" on stderr. */
 static void say(struct metrics_export *x, int prio, const char *fmt, ...)

@@ -13,8 +13,8 @@
 #define __BAREATOM_METRICS_EXPORT_H
 
 #include <syslog.h>
-#include "http_serve.h"
-#include "runloop.h"
+#include "src/http_serve.h"
+#include "src/runloop.h"
 
 struct metrics_export {
 	const char *prog, *textfile;

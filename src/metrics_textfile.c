@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "metrics_textfile.h"
+#include "src/metrics_textfile.h"
 
 int metrics_write_textfile(const char *path, const char *buf, size_t len)
 {

@@ -31,7 +31,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <bpf/libbpf.h>
-#include "pins.h"
+#include "src/pins.h"
 
 #define BPFFS_HINT "(is bpffs mounted on /sys/fs/bpf?)"
 

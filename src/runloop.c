@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/signalfd.h>
-#include "runloop.h"
-#include "clock.h"
-#include "cmd.h"
+#include "src/runloop.h"
+#include "src/clock.h"
+#include "src/cmd.h"
 
 void runloop_init(struct runloop *rl, const char *prog, double interval, double duration,
 		  bool usr1)

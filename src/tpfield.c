@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
-#include "tpfield_sbuf.h"
-#include "tpfield.h"
+#include "src/tpfield_sbuf.h"
+#include "src/tpfield.h"
 
 /* Skip typedefs and qualifiers: the type that says what the bytes are. */
 static const struct btf_type *resolved(const struct btf *btf, __u32 id, __u32 *out)

@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "tpfield_proto.h"
+#include "src/tpfield_proto.h"
 
 struct btf;
 
@@ -37,7 +37,7 @@ struct btf;
 
 /*
  * The farthest a read reaches past the value in hand: its offset is a __u32 here and in the
- * BPF program's copy (bpf/tpstat.h). An expression that lands farther is refused.
+ * BPF program's copy (bpf/tpstat_abi.h). An expression that lands farther is refused.
  */
 #define TPFIELD_OFF_MAX 0xffffffffULL
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
-#include "tpfield_sbuf.h"
-#include "tpfield_proto.h"
+#include "src/tpfield_sbuf.h"
+#include "src/tpfield_proto.h"
 
 void tpfield_type_str(const struct btf *btf, __u32 id, const char *name, char *buf, size_t len)
 {

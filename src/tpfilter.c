@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
-#include "tpfilter.h"
+#include "src/tpfilter.h"
 
 static const char *const op_str[TPFILTER_NR_OPS] = {
 	[TPFILTER_EQ] = "==", [TPFILTER_NE] = "!=", [TPFILTER_LT] = "<", [TPFILTER_LE] = "<=",

@@ -29,8 +29,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "tpfield.h"
-#include "tpfilter_eval.h"
+#include "src/tpfield.h"
+#include "bpf/tpfilter_eval.h"
 
 struct btf;
 

@@ -14,7 +14,7 @@
 #include <sys/utsname.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "tplist.h"
+#include "src/tplist.h"
 
 #define BTF_TRACE_PREFIX "btf_trace_"
 

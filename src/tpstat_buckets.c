@@ -2,7 +2,7 @@
 /* tpstat's histogram bucket model (tpstat_buckets.h). */
 #include <stdint.h>
 #include <stdio.h>
-#include "tpstat_buckets.h"
+#include "src/tpstat_buckets.h"
 
 void buckets_log2_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *ulow,
 			 __u64 *uhigh)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tpstat's histogram bucket model: which values each bucket of tpstat.h's layout holds (log2
+ * tpstat's histogram bucket model: which values each bucket of tpstat_abi.h's layout holds (log2
  * and --lhist), the order they are shown in, their labels, the 128-bit sum, and the
  * arithmetic of two counts of one histogram. The report (tpstat_fmt.c), the metrics
  * (tpstat_metrics.c) and the options (tpstat_cli.c, --lhist's bucket count) share it.
@@ -11,22 +11,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "tpstat.h"
+#include "bpf/tpstat_abi.h"
 
 /* One --hist of a tracepoint, as counted so far (min and max only when samples > 0). */
 struct tpstat_hist_row {
 	const char *expr;	/* as given: "seq", "cfs_rq->avg.util_avg" */
 	bool is_signed;
 	__u64 samples, errors, sum, min, max, minmax_lost;
-	__u64 sum_hi;		/* the high word of the 128-bit sum (tpstat.h) */
-	const __u64 *buckets;	/* TPSTAT_HIST_BUCKETS of them, tpstat.h's layout */
+	__u64 sum_hi;		/* the high word of the 128-bit sum (tpstat_abi.h) */
+	const __u64 *buckets;	/* TPSTAT_HIST_BUCKETS of them, tpstat_abi.h's layout */
 	bool interval;		/* the deltas of one interval: min and max are not shown */
-	bool linear;		/* --lhist: buckets of lstep from lmin to lmax (tpstat.h) */
+	bool linear;		/* --lhist: buckets of lstep from lmin to lmax (tpstat_abi.h) */
 	__s64 lmin, lmax;
 	__u64 lstep;
 };
 
-/* The bounds of log2 bucket @b (tpstat.h): signed when the field is. */
+/* The bounds of log2 bucket @b (tpstat_abi.h): signed when the field is. */
 void buckets_log2_bounds(int b, bool is_signed, __s64 *low, __s64 *high, __u64 *ulow,
 			 __u64 *uhigh);
 /*

@@ -4,12 +4,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tpstat_cli.h"
-#include "tpfilter.h"
-#include "tpstat_buckets.h"
-#include "tplist.h"
-#include "cli.h"
-#include "cmd.h"
+#include "src/tpstat_cli.h"
+#include "src/tpfilter.h"
+#include "src/tpstat_buckets.h"
+#include "src/tplist.h"
+#include "src/cli.h"
+#include "src/cmd.h"
 
 const char *argp_program_version = "tpstat (bareatom) 0.1";
 const char *argp_program_bug_address = "the bareatom issue tracker";

@@ -6,9 +6,9 @@
 #ifndef __BAREATOM_TPSTAT_CLI_H
 #define __BAREATOM_TPSTAT_CLI_H
 
-#include "cli.h"
-#include "pins.h"
-#include "tpstat_opts.h"
+#include "src/cli.h"
+#include "src/pins.h"
+#include "src/tpstat_opts.h"
 
 /* Where --pin pins (pins.h): named in --help and in its messages. */
 #define PIN_DIR PINS_ROOT "/tpstat"

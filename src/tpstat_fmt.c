@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tpstat_fmt.h"
-#include "json.h"
+#include "src/tpstat_fmt.h"
+#include "src/json.h"
 
 static bool cpu_set(const __u64 *words, int cpu)
 {

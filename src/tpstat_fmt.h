@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
-#include "json.h"
-#include "tpstat.h"
-#include "tplist.h"
-#include "tpstat_buckets.h"
+#include "src/json.h"
+#include "bpf/tpstat_abi.h"
+#include "src/tplist.h"
+#include "src/tpstat_buckets.h"
 
 /* One key of a --by table and its count; key i in k[2i], a comm in the 16 bytes there. */
 struct tpstat_by_entry {
@@ -39,7 +39,7 @@ struct tpstat_by_row {
 };
 
 /*
- * -A: the counts of CPUs 0 .. @possible - 1 from the slots of tpstat.h into @per_cpu, one per
+ * -A: the counts of CPUs 0 .. @possible - 1 from the slots of tpstat_abi.h into @per_cpu, one per
  * CPU while every CPU has a slot of its own (fewer than TPSTAT_NR_SLOTS), and returns how
  * many; past that, the CPUs from TPSTAT_SLOTS up share slots, and their sum is in *@rest.
  */

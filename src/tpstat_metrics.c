@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "metrics_export.h"
-#include "tpstat_buckets.h"
-#include "tpstat_metrics.h"
-#include "clock.h"
+#include "src/metrics_export.h"
+#include "src/tpstat_buckets.h"
+#include "src/tpstat_metrics.h"
+#include "src/clock.h"
 
 #define BPF_STATS_SYSCTL "/proc/sys/kernel/bpf_stats_enabled"
 #define BATCH 4096

@@ -9,10 +9,10 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
-#include "runloop.h"
-#include "tplist.h"
-#include "tpstat.h"
-#include "tpstat_fmt.h"
+#include "src/runloop.h"
+#include "src/tplist.h"
+#include "bpf/tpstat_abi.h"
+#include "src/tpstat_fmt.h"
 
 struct tpstat_mtp {
 	const struct tp_info *tp;

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tpstat_opts.h"
-#include "cli.h"
-#include "tpstat_fmt.h"
-#include "tpstat_names.h"
-#include "json.h"
+#include "src/tpstat_opts.h"
+#include "src/cli.h"
+#include "src/tpstat_fmt.h"
+#include "src/tpstat_names.h"
+#include "src/json.h"
 
 /* The kernel's raw tracepoints, or one line saying why not (the caller exits 1). */
 int tpstat_load_tracepoints(struct tp_list *l)

@@ -3,9 +3,9 @@
 #ifndef __BAREATOM_TPSTAT_NAMES_H
 #define __BAREATOM_TPSTAT_NAMES_H
 
-#include "tplist.h"
-#include "tpfield.h"
-#include "tpfilter.h"
+#include "src/tplist.h"
+#include "src/tpfield.h"
+#include "src/tpfilter.h"
 
 struct tpstat_opts;
 

@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
-#include "tpstat.h"
-#include "tplist.h"
+#include "bpf/tpstat_abi.h"
+#include "src/tplist.h"
 
 /* The most intervals -c takes: interval numbers are ints, the final line is one more. */
 #define MAX_COUNT 1000000000L

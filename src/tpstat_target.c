@@ -13,11 +13,11 @@
 #include <linux/magic.h>
 #include <sys/statfs.h>
 #include <bpf/libbpf.h>
-#include "tpstat_opts.h"
-#include "cli.h"
-#include "tpstat_target.h"
+#include "src/tpstat_opts.h"
+#include "src/cli.h"
+#include "src/tpstat_target.h"
 #include "tpstat.skel.h"
-#include "bpf_util.h"
+#include "src/bpf_util.h"
 
 /* -p/-t: every target must exist now (one line naming the first that does not). */
 static int check_ids(const struct tpstat_opts *o)

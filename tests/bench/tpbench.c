@@ -27,14 +27,14 @@
 #include <uuid/uuid.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "tpstat.h"
-#include "tpfield.h"
-#include "cookie.h"
-#include "bench.h"
+#include "bpf/tpstat_abi.h"
+#include "src/tpfield.h"
+#include "bpf/cookie_abi.h"
+#include "bpf/bench_abi.h"
 #include "bench.skel.h"
 #include "tpstat.skel.h"
 #include "cookie.skel.h"
-#include "libcookie.h"
+#include "src/libcookie.h"
 
 #define FIRE "/sys/kernel/debug/tpgen/fire"
 #define STATS "/sys/kernel/debug/tpgen/stats"

@@ -9,7 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "cookie_proto.h"
+#include "src/cookie_proto.h"
 
 
 static void parse_reply(const char *line)

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <linux/bpf.h>
 #include <bpf/libbpf.h>
-#include "test.h"
+#include "tests/unit/test.h"
 
 #define MAX_LINES 256
 #define MAX_OPS 32

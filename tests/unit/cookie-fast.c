@@ -9,8 +9,8 @@
  */
 #include <errno.h>
 #include <stdint.h>
-#include "libcookie.h"
-#include "test.h"
+#include "src/libcookie.h"
+#include "tests/unit/test.h"
 
 static struct cookie_state st;
 static struct cookie_fast f = { .fd = -1, .st = &st };

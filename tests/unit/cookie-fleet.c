@@ -34,10 +34,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "cookie_limit.h"
-#include "cookie_fleet.h"
-#include "cookie_mark.h"
+#include "bpf/cookie_abi.h"
+#include "bpf/cookie_limit.h"
+#include "src/cookie_fleet.h"
+#include "src/cookie_mark.h"
 
 static volatile sig_atomic_t stop;
 

@@ -17,11 +17,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "cookie_fleet.h"
-#include "cookie_mark.h"
-#include "test.h"
-#include "statedir.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_fleet.h"
+#include "src/cookie_mark.h"
+#include "tests/unit/test.h"
+#include "tests/unit/statedir.h"
 
 static char logged[4096];
 static int nlogged;

@@ -2,8 +2,8 @@
 /* cookie-proto: the protocol parser and line splitter, case by case (TAP). */
 #include <stdio.h>
 #include <string.h>
-#include "cookie_proto.h"
-#include "test.h"
+#include "src/cookie_proto.h"
+#include "tests/unit/test.h"
 
 /* One named check: what was checked, of which line. */
 static void check(int cond, const char *what, const char *line)

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cookie_proto.h"
-#include "cookie_rate.h"
-#include "test.h"
+#include "src/cookie_proto.h"
+#include "src/cookie_rate.h"
+#include "tests/unit/test.h"
 
 static struct cookie_rate r;
 

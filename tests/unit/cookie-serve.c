@@ -21,12 +21,12 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "cookie_loop.h"
-#include "cookie_metrics.h"
-#include "cookie_serve.h"
-#include "metrics_export.h"
-#include "test.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_loop.h"
+#include "src/cookie_metrics.h"
+#include "src/cookie_serve.h"
+#include "src/metrics_export.h"
+#include "tests/unit/test.h"
 
 static __u64 fake_next = COOKIE_NODE_BASE(7) + 1, fake_ticks;
 

@@ -12,10 +12,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <linux/types.h>
-#include "cookie.h"
-#include "cookie_store.h"
-#include "test.h"
-#include "statedir.h"
+#include "bpf/cookie_abi.h"
+#include "src/cookie_store.h"
+#include "tests/unit/test.h"
+#include "tests/unit/statedir.h"
 
 static void reset(void)
 {

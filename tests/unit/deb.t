@@ -31,7 +31,7 @@ for t in /usr/sbin/tpstat /usr/sbin/cookie-gend /usr/sbin/eht-hosts /usr/bin/coo
 	is "$(mode_of $t)" "-rwxr-xr-x root/root" "$t: mode 0755, owned by root"
 done
 ok $(contents "$deb" | grep -q counter; [ $? = 1 ]; echo $?) "counter is not in the package (tpgen's companion)"
-is "$(contents "$dev")" "/usr/include/bareatom/cookie.h
+is "$(contents "$dev")" "/usr/include/bareatom/cookie_abi.h
 /usr/include/bareatom/cookie_limit.h
 /usr/include/bareatom/libcookie.h
 /usr/lib/x86_64-linux-gnu/libcookie.a

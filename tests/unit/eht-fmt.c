@@ -6,9 +6,9 @@
  */
 #include <stdlib.h>
 #include <arpa/inet.h>
-#include "eht_fmt.h"
-#include "eht_snap.h"
-#include "test.h"
+#include "src/eht_fmt.h"
+#include "src/eht_snap.h"
+#include "tests/unit/test.h"
 
 static char *buf;
 static size_t len;

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "http_serve.h"
-#include "metrics_textfile.h"
-#include "test.h"
-#include "cli.h"
-#include "clock.h"
+#include "src/http_serve.h"
+#include "src/metrics_textfile.h"
+#include "tests/unit/test.h"
+#include "src/cli.h"
+#include "src/clock.h"
 
 /*
  * The bound on a scrape's time while other clients hold connections: idle ones, slow

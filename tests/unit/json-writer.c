@@ -6,8 +6,8 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include "json.h"
-#include "test.h"
+#include "src/json.h"
+#include "tests/unit/test.h"
 
 static char *buf;
 static size_t len;

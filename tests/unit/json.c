@@ -11,9 +11,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "cmd.h"
-#include "json.h"
-#include "test.h"
+#include "src/cmd.h"
+#include "src/json.h"
+#include "tests/unit/test.h"
 
 #define CMD_LEN 1024	/* the tools' command buffer (struct state.command) */
 

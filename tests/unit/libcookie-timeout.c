@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include "libcookie.h"
-#include "test.h"
+#include "src/libcookie.h"
+#include "tests/unit/test.h"
 
 static double now(void)
 {

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "metrics_export.h"
-#include "runloop.h"
-#include "test.h"
+#include "src/metrics_export.h"
+#include "src/runloop.h"
+#include "tests/unit/test.h"
 
 static int renders;
 static char said[16][256];

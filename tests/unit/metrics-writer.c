@@ -11,8 +11,8 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include "metrics.h"
-#include "test.h"
+#include "src/metrics.h"
+#include "tests/unit/test.h"
 
 static const struct metrics_label tp[] = {
 	{ "tracepoint", "tpgen_a" }, { "kind", "bare" }, { "module", "tpgen" },

@@ -11,8 +11,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
-#include "runloop.h"
-#include "test.h"
+#include "src/runloop.h"
+#include "tests/unit/test.h"
 
 struct served {
 	int calls;

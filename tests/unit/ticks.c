@@ -6,9 +6,9 @@
  * tiny intervals, and took 1e10 steps for a 1 ms interval 1e7 s late). TAP output.
  */
 #include <stdio.h>
-#include "cli.h"
-#include "clock.h"
-#include "test.h"
+#include "src/cli.h"
+#include "src/clock.h"
+#include "tests/unit/test.h"
 
 static void check(double start, double interval, double now, double want, const char *what)
 {

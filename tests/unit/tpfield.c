@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tpfield: tracepoint prototypes and field expressions against the BTF of the kernel this
- * tree built (its vmlinux, given as argv[1]), with the offsets checked against what the C
- * compiler makes of build/vmlinux.h (layout/kernel-layout.c), and every error case of
- * tpfield_compile() with what it offers instead. Nothing is loaded: BTF is only read.
+ * tpfield: tracepoint prototypes and field expressions against the BTF build/vmlinux.h was
+ * made from (Debian's 6.1 kernel, images/vmlinux-h; given as argv[1]), with the offsets
+ * checked against what the C compiler makes of build/vmlinux.h (layout/kernel-layout.c), and
+ * every error case of tpfield_compile() with what it offers instead. Nothing is loaded: BTF
+ * is only read.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "tpfield.h"
-#include "test.h"
+#include "src/tpfield.h"
+#include "tests/unit/test.h"
 
 extern const unsigned long layout_cfs_rq_util_avg, layout_cfs_rq_load_avg, layout_cfs_rq_rq,
 	layout_rq_cpu, layout_rq_nr_running, layout_rq_curr, layout_task_comm, layout_task_pid,

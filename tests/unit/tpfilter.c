@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * --filter on the host: 'EXPR OP VALUE' split, VALUE resolved against EXPR's type in the BTF
- * of the kernel this tree built (its vmlinux, argv[1]) and in a small BTF made here for the
+ * of Debian's 6.1 kernel (build/vmlinux.h's, argv[1]) and in a small BTF made here for the
  * cases the kernel's does not have, and the comparison itself (bpf/tpfilter_eval.h, the code
  * tpstat's programs run). Every refusal is checked for its one-line reason.
  */
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "tpfilter.h"
-#include "test.h"
+#include "src/tpfilter.h"
+#include "tests/unit/test.h"
 
 static struct btf *btf;
 static char err[512];

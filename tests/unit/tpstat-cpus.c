@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
-#include "atomics.h"
-#include "tpstat.h"
-#include "tpstat_fmt.h"
-#include "test.h"
+#include "bpf/atomics.h"
+#include "bpf/tpstat_abi.h"
+#include "src/tpstat_fmt.h"
+#include "tests/unit/test.h"
 
 static __u64 fake_ns = 1000;
 #define TPSTAT_NOW() (fake_ns++)
-#include "tpstat_count.h"
+#include "bpf/tpstat_count.h"
 
 static struct tpstat_slot slots[TPSTAT_NR_SLOTS];
 static struct tpstat_tp tps[TPSTAT_MAX_TP];

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tpstat_fmt.h"
-#include "test.h"
+#include "src/tpstat_fmt.h"
+#include "tests/unit/test.h"
 
 static const char *cpulist(__u64 w0, __u64 w1)
 {

@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
-#include "atomics.h"
-#include "tpstat.h"
-#include "tpstat_buckets.h"
-#include "tpstat_fmt.h"
-#include "test.h"
+#include "bpf/atomics.h"
+#include "bpf/tpstat_abi.h"
+#include "src/tpstat_buckets.h"
+#include "src/tpstat_fmt.h"
+#include "tests/unit/test.h"
 
-#include "tpstat_hist.h"
+#include "bpf/tpstat_hist.h"
 
 static bool in_bucket(__u64 v, bool is_signed)
 {

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
-#include "atomics.h"
-#include "tpstat.h"
-#include "test.h"
+#include "bpf/atomics.h"
+#include "bpf/tpstat_abi.h"
+#include "tests/unit/test.h"
 
 /* The hash map: a few slots, as a BPF_MAP_TYPE_HASH with max_entries MODEL_ENTRIES. */
 #define MODEL_ENTRIES 8
@@ -30,7 +30,7 @@ static int model_delete(const struct tpstat_lat_key *k);
 #define TPSTAT_LAT_INSERT(k, v) model_insert(k, v)
 #define TPSTAT_LAT_LOOKUP(k) model_lookup(k)
 #define TPSTAT_LAT_DELETE(k) model_delete(k)
-#include "tpstat_latency.h"
+#include "bpf/tpstat_latency.h"
 
 static struct {
 	bool used;

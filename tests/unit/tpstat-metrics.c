@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "metrics.h"
-#include "tpstat_buckets.h"
-#include "tpstat_metrics.h"
-#include "test.h"
+#include "src/metrics.h"
+#include "src/tpstat_buckets.h"
+#include "src/tpstat_metrics.h"
+#include "tests/unit/test.h"
 
 static const struct tp_info tpa = { "tpgen_a", "tpgen", TP_KIND_BARE };
 static struct tpstat_mview v;

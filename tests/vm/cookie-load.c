@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "libcookie.h"
+#include "src/libcookie.h"
 
 /*
  * A restart (BPF loaded again) takes seconds under TCG and many more on a loaded host: this

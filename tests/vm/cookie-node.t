@@ -8,7 +8,7 @@
 . "$(dirname "$0")/cookie.sh"
 work=$(mktemp -d)
 sock=$work/node.sock
-MARK_MAX=$(((1 << 48) - 3 * (1 << 24)))	# bpf/cookie.h: sequences stay below it
+MARK_MAX=$(((1 << 48) - 3 * (1 << 24)))	# bpf/cookie_abi.h: sequences stay below it
 guard=$((120 * TAP_SLOW))	# a refused start ends at once: timeout $guard only stops a hang
 
 wait_sock() { wait_until 300 "cookie-gend to answer STATS on $sock" cookie --stats --socket "$sock"; }

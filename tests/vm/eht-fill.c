@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <linux/types.h>
 #include <bpf/bpf.h>
-#include "eht.h"
+#include "bpf/eht_abi.h"
 
 #define FAKE_NETNS 1
 #define FAKE_IFINDEX 999999

@@ -29,11 +29,11 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "tpstat.h"
+#include "bpf/tpstat_abi.h"
 #include "tpstat.skel.h"
-#include "cookie.h"
+#include "bpf/cookie_abi.h"
 #include "cookie.skel.h"
-#include "test.h"
+#include "tests/unit/test.h"
 
 static int ncpu;
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The oracle of tests/unit/tpfield.c: offsets and sizes the C compiler gives the kernel's
- * structs, from build/vmlinux.h (made from the same kernel's BTF by bpftool). tpfield walks
+ * structs, from build/vmlinux.h (made by bpftool from the BTF the test reads, Debian's 6.1
+ * kernel's: images/vmlinux-h). tpfield walks
  * the BTF itself; the two must agree. Apart from the test because vmlinux.h cannot share a
  * translation unit with the C library's headers.
  */

@@ -10,8 +10,8 @@
  * source. The BPF programs mirror that per host into the `hosts` map from the
  * bare tracepoints of bareatom's kernel patch.
  */
-#ifndef __BAREATOM_EHT_H
-#define __BAREATOM_EHT_H
+#ifndef __BAREATOM_EHT_ABI_H
+#define __BAREATOM_EHT_ABI_H
 
 #define EHT_MAX_HOSTS		16384
 /* Longest host set-entry list walked when adopting a host (PG_SRC_ENT_LIMIT is 32). */
@@ -75,4 +75,4 @@ struct eht_stats {
 	__u64 lost;		/* hosts that could not be stored (map full), each once */
 };
 
-#endif /* __BAREATOM_EHT_H */
+#endif /* __BAREATOM_EHT_ABI_H */

@@ -6,8 +6,8 @@
  * relocation resolved against the loaded module, so only the fields we read
  * must exist, at whatever offset.
  */
-#ifndef __BAREATOM_TPGEN_H
-#define __BAREATOM_TPGEN_H
+#ifndef __BAREATOM_TPGEN_CTX_H
+#define __BAREATOM_TPGEN_CTX_H
 
 struct tpgen_ctx {
 	__u64 fire_id;
@@ -15,4 +15,4 @@ struct tpgen_ctx {
 	int cpu;
 } __attribute__((preserve_access_index));
 
-#endif /* __BAREATOM_TPGEN_H */
+#endif /* __BAREATOM_TPGEN_CTX_H */

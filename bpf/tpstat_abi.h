@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Shared by tpstat.bpf.c and src/tpstat.c: the layout of the counters in .bss. */
-#ifndef __BAREATOM_TPSTAT_H
-#define __BAREATOM_TPSTAT_H
+#ifndef __BAREATOM_TPSTAT_ABI_H
+#define __BAREATOM_TPSTAT_ABI_H
 
 /* One BPF program per counted tracepoint, tpstat_0 ... tpstat_31. */
 #define TPSTAT_MAX_TP		32
@@ -226,4 +226,4 @@ struct tpstat_by_stats {
 	__u64 minmax_lost;	/* --value min/max updates given up after TPSTAT_MINMAX_TRIES */
 };
 
-#endif /* __BAREATOM_TPSTAT_H */
+#endif /* __BAREATOM_TPSTAT_ABI_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Shared by bench.bpf.c and tests/bench/tpbench.c. */
-#ifndef __BAREATOM_BENCH_H
-#define __BAREATOM_BENCH_H
+#ifndef __BAREATOM_BENCH_ABI_H
+#define __BAREATOM_BENCH_ABI_H
 
 #define BENCH_SLOTS 256
 
@@ -10,4 +10,4 @@ struct bench_slot {
 	__u64 count;
 } __attribute__((aligned(64)));
 
-#endif /* __BAREATOM_BENCH_H */
+#endif /* __BAREATOM_BENCH_ABI_H */

@@ -11,8 +11,8 @@
  * counter restarts from the saved mark, above every cookie ever handed out.
  * Both hold whole cookies: the node id is in their top 16 bits (see below).
  */
-#ifndef __BAREATOM_COOKIE_H
-#define __BAREATOM_COOKIE_H
+#ifndef __BAREATOM_COOKIE_ABI_H
+#define __BAREATOM_COOKIE_ABI_H
 
 /* Kernel-side per-CPU batches, like the kernel's gen_cookie_next(). */
 #define COOKIE_BATCH 4096
@@ -90,4 +90,4 @@ struct cookie_event {
 	__u32 kind;
 };
 
-#endif /* __BAREATOM_COOKIE_H */
+#endif /* __BAREATOM_COOKIE_ABI_H */
