@@ -47,6 +47,8 @@ GUEST_TOOLS := counter
 TOOLS := $(GUEST_TOOLS) $(SBIN_TOOLS) $(BIN_TOOLS)
 # The helpers every tool links: one file and header per topic (include the one you use).
 UTIL := $(addprefix $(BUILD)/,bpf_util.o cli.o clock.o cmd.o json.o)
+# Tracepoint prototypes and field expressions from BTF: tpstat's, the tests' and tpbench's.
+TPFIELD := $(BUILD)/tpfield.o $(BUILD)/tpfield_proto.o
 # The metrics exporter (--listen, --textfile) of tools on the run loop.
 METRICS := $(addprefix $(BUILD)/,metrics_export.o metrics_textfile.o http_serve.o metrics.o)
 # Stacks (--by TP:kstack/ustack, issue 39): kernel frames from kallsyms, user frames through
@@ -188,20 +190,21 @@ $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
 TPSTAT_FMT := $(addprefix $(BUILD)/,tpstat_fmt.o tpstat_fmt_table.o tpstat_fmt_bars.o tpstat_fmt_csv.o \
 	tpstat_fmt_json.o tpstat_buckets.o tplist.o)
 $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_specs.o \
-		$(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(BUILD)/tpfield.o \
+		$(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(TPFIELD) \
 		$(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_view.o $(TPSTAT_FMT) \
 		$(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
-# cookie-gend --etcd: the claim and reservations (cookie_fleet.c) over etcd's JSON gateway
-# (etcd.c: libcurl for HTTP, json-c for the bodies).
-FLEET := $(BUILD)/cookie_fleet.o $(BUILD)/etcd.o
+# cookie-gend --etcd: the claim, reservations and moves (cookie_fleet*.c) over etcd's JSON gateway
+# (etcd.c: libcurl for HTTP, json-c for the bodies; etcd_b64.c: keys and values in base64).
+FLEET_CORE := $(addprefix $(BUILD)/,cookie_fleet_thread.o cookie_fleet_move.o cookie_fleet_reserve.o cookie_fleet_claim.o)
+FLEET := $(FLEET_CORE) $(BUILD)/etcd.o $(BUILD)/etcd_b64.o
 FLEET_LIBS := -lcurl -ljson-c -lpthread
-$(BUILD)/cookie-gend $(BUILD)/static/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
-		$(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(BUILD)/cookie_fleet.o $(BUILD)/libcookie.a
-$(BUILD)/cookie-gend: $(BUILD)/etcd.o
+$(BUILD)/cookie-gend $(BUILD)/static/cookie-gend: $(BUILD)/cookie-gend.o $(BUILD)/cookie_daemon.o $(BUILD)/cookie_pins.o $(COOKIE_SERVE) $(BUILD)/daemon_log.o \
+		$(BUILD)/cookie_mark.o $(BUILD)/cookie_mark_dir.o $(BUILD)/cookie_store.o $(FLEET_CORE) $(BUILD)/libcookie.a
+$(BUILD)/cookie-gend: $(BUILD)/etcd.o $(BUILD)/etcd_b64.o
 $(BUILD)/cookie-gend: LDLIBS += $(FLEET_LIBS)
 # Debian has no static libcurl: make static's cookie-gend refuses --etcd, saying so (etcd_none.c).
 $(BUILD)/static/cookie-gend: $(BUILD)/etcd_none.o
-$(BUILD)/cookie $(BUILD)/static/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
+$(BUILD)/cookie $(BUILD)/static/cookie: $(BUILD)/cookie.o $(BUILD)/cookie_cmd.o $(BUILD)/cookie_follow.o $(BUILD)/cookie_proto.o $(BUILD)/runloop.o $(UTIL) $(BUILD)/libcookie.a
 $(BUILD)/eht-hosts $(BUILD)/static/eht-hosts: $(BUILD)/eht-hosts.o $(BUILD)/eht_snap.o $(BUILD)/eht_fmt.o $(BUILD)/eht_metrics.o $(METRICS) \
 		$(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/libcookie.a: $(BUILD)/libcookie.o
@@ -292,9 +295,9 @@ $(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h
 
 # The guest half of make bench; libuuid linked in statically (the image has no libuuid1).
 $(BUILD)/tests/bench/tpbench: tests/bench/tpbench.c $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h \
-		$(BUILD)/cookie.skel.h $(BUILD)/libcookie.a $(BUILD)/tpfield.o | deps
+		$(BUILD)/cookie.skel.h $(BUILD)/libcookie.a $(TPFIELD) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $< $(BUILD)/tpfield.o $(BUILD)/libcookie.a $(LDLIBS) -Wl,-Bstatic -luuid -Wl,-Bdynamic -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $< $(TPFIELD) $(BUILD)/libcookie.a $(LDLIBS) -Wl,-Bstatic -luuid -Wl,-Bdynamic -o $@
 
 $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 	@mkdir -p $(dir $@)
@@ -309,11 +312,11 @@ $(BUILD)/tests/unit/libcookie-timeout: $(BUILD)/libcookie.o
 # Linked without cookie-gend.o: the socket, its loop and the metrics see the daemon only
 # through its ops.
 $(BUILD)/tests/unit/cookie-serve: $(COOKIE_SERVE)
-$(BUILD)/tests/unit/cookie-mark: $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(FLEET) $(UTIL)
+$(BUILD)/tests/unit/cookie-mark: $(BUILD)/cookie_mark.o $(BUILD)/cookie_mark_dir.o $(BUILD)/cookie_store.o $(FLEET) $(UTIL)
 $(BUILD)/tests/unit/cookie-mark: LDLIBS += $(FLEET_LIBS)
 # The fleet's host harness: cookie-gend's mark and claim on a counter in memory, against a
 # real etcd started by tests/unit/cookie-fleet.t (no BPF, no socket).
-$(BUILD)/tests/unit/cookie-fleet: $(BUILD)/cookie_mark.o $(BUILD)/cookie_store.o $(FLEET) $(UTIL)
+$(BUILD)/tests/unit/cookie-fleet: $(BUILD)/cookie_mark.o $(BUILD)/cookie_mark_dir.o $(BUILD)/cookie_store.o $(FLEET) $(UTIL)
 $(BUILD)/tests/unit/cookie-fleet: LDLIBS += $(FLEET_LIBS)
 $(BUILD)/tests/unit/json $(BUILD)/tests/unit/ticks: $(UTIL)
 $(BUILD)/tests/unit/json-writer: $(UTIL)
@@ -329,8 +332,8 @@ $(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD
 $(BUILD)/tests/unit/metrics-export: $(METRICS) $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics_textfile.o $(BUILD)/metrics.o $(UTIL)
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
-$(BUILD)/tests/unit/tpfield: $(BUILD)/tpfield.o $(BUILD)/tests/unit/layout/kernel-layout.o
-$(BUILD)/tests/unit/tpfilter: $(BUILD)/tpfilter.o $(BUILD)/tpfield.o
+$(BUILD)/tests/unit/tpfield: $(TPFIELD) $(BUILD)/tests/unit/layout/kernel-layout.o
+$(BUILD)/tests/unit/tpfilter: $(BUILD)/tpfilter.o $(TPFIELD)
 $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(BUILD)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(CC) -I$(BUILD) $(DEPFLAGS) -c $< -o $@
@@ -340,7 +343,7 @@ $(BUILD)/tests/unit/stack-usym: $(BUILD)/stack_usym.o
 $(BUILD)/tests/unit/stack-usym: LDLIBS += $(STACKS_LIBS)
 $(BUILD)/tests/unit/stack-fold: $(BUILD)/stack_fold.o $(BUILD)/stack_html.o $(BUILD)/stack_viewer.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-cpus: $(TPSTAT_FMT) $(UTIL)
-$(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(BUILD)/tpfield.o $(BUILD)/tpfilter.o $(BUILD)/tplist.o \
+$(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(TPFIELD) $(BUILD)/tpfilter.o $(BUILD)/tplist.o \
 	$(BUILD)/tpstat_buckets.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-hist: $(TPSTAT_FMT) $(UTIL)
 

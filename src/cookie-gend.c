@@ -5,9 +5,11 @@
  *
  * This file has the options and the start-up order; each part it starts is a file of its
  * own, and none of them calls back into this one:
+ *   cookie_daemon.c the daemon while it serves: the draw, the tick and the snapshot that the
+ *                   socket, its loop and the metrics are handed (struct cookie_gend_ops)
  *   cookie_mark.c   the durable mark: the state directory checked, the counter recovered,
  *                   the limit extended behind the mark, draws for clients, --raise-mark
- *   cookie_fleet.c  --etcd: the node id claimed in etcd, ranges reserved there first
+ *   cookie_fleet_*.c  --etcd: the node id claimed in etcd, ranges reserved there first
  *   cookie_pins.c   the BPF side: load, reuse the pinned maps (replacing an older layout's),
  *                   keep or replace pinned links, the one follower of the events
  *   cookie_serve.c  the socket: clients, their bounds, requests (cookie_serve.h)
@@ -16,7 +18,8 @@
  *   cookie_loop.c   the socket, the metrics and the tick on the run loop (runloop.c)
  *   daemon_log.c    the log (stderr, then syslog) and sd_notify
  * The socket, its loop and the metrics see the daemon only through struct cookie_gend_ops,
- * which this file fills in. The durable state files themselves are cookie_store.c; the
+ * which this file fills in with cookie_daemon.c's functions: their calls go down to the mark,
+ * the pins and the fleet, never back up here. The durable state files themselves are cookie_store.c; the
  * protocol is cookie_proto.c.
  */
 #define _GNU_SOURCE
@@ -31,6 +34,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include "src/libcookie.h"
+#include "src/cookie_daemon.h"
 #include "src/cookie_loop.h"
 #include "src/cookie_fleet.h"
 #include "src/cookie_mark.h"
@@ -41,7 +45,6 @@
 #include "src/metrics_export.h"
 #include "src/bpf_util.h"
 #include "src/cli.h"
-#include "src/clock.h"
 
 #define INSTANCE_LOCK		"/run/bareatom/cookie-gend.lock"
 
@@ -64,17 +67,6 @@ struct gend_opts {
 	double interval;	/* seconds between textfile writes */
 	uint64_t rate, burst;	/* --rate-limit (0: unlimited), --rate-burst */
 	struct cookie_fleet_conf etcd;	/* --etcd (urls NULL: none) and its options */
-};
-
-/* The running daemon, behind struct cookie_gend_ops. */
-struct daemon {
-	const struct gend_opts *o;
-	struct cookie_pins pins;	/* the BPF side: the counter, task storage */
-	struct cookie_mark mark;	/* the state directory, the node, the mark */
-	struct cookie_fleet fleet;	/* --etcd: the claim and the reservations */
-	struct cookie_server *server;	/* its task storage fd follows the pins' */
-	bool renewing;			/* a move to another id: the counter is still to replace */
-	double renew_at;		/* CLOCK_MONOTONIC: the next try after a failed one */
 };
 
 const char *argp_program_version = "cookie-gend (bareatom) 0.1";
@@ -330,104 +322,11 @@ static int uninstall(const struct gend_opts *o)
 	return err == -EEXIST ? 1 : 0;
 }
 
-/* The daemon as the socket, its loop and the metrics see it (cookie_serve.h). */
-static int ops_draw(void *arg, __u64 n, __u64 *first)
-{
-	struct daemon *d = arg;
-
-	return cookie_mark_draw(&d->mark, n, first);
-}
-
-/*
- * --etcd: the fleet claimed another id in place of ours, taken by another holder
- * (cookie_fleet.h). Move to it, in this order: the state directory (its mark, then its node
- * file: cookie_mark_move() says why that order survives a crash) and with it the fleet's
- * reservation, from 0 for the new id; a fresh counter, pinned for BPF and the fast path, the old one left
- * with its limit (cookie_pins_renew()), so that whatever drawer still holds it gets nothing
- * beyond what was reserved for the old id; then the counter started above the new id's
- * marks (cookie_mark_recover()). A step that fails is tried again on a later tick; draws
- * past the old counter's limit are refused meanwhile.
- */
-static void move_node(struct daemon *d)
-{
-	if (!d->renewing) {
-		if (cookie_mark_move(&d->mark) != 1)
-			return;
-		d->pins.node = d->mark.node;
-		d->renewing = true;
-	}
-	if (clock_now() < d->renew_at)
-		return;
-	if (cookie_pins_renew(&d->pins)) {
-		d->renew_at = clock_now() + 1.0;
-		return;
-	}
-	d->server->task_fd = d->pins.task_fd;
-	d->renewing = false;
-	cookie_mark_recover(&d->mark, d->pins.st, 0);	/* a fresh counter of ours: no refusal */
-	daemon_log(LOG_NOTICE, "serving node %u now: draws over the socket, the fast path and BPF "
-		   "take cookies from %llu on, as etcd reserves them", d->mark.node,
-		   (unsigned long long)__atomic_load_n(&d->pins.st->next, __ATOMIC_RELAXED));
-}
-
-static void ops_tick(void *arg)
-{
-	struct daemon *d = arg;
-
-	if (d->mark.fleet)
-		move_node(d);
-	cookie_mark_headroom(&d->mark);
-	cookie_pins_clear_dead_follower(&d->pins);
-}
-
-static void ops_snapshot(void *arg, struct cookie_gend_snapshot *g)
-{
-	const struct daemon *d = arg;
-	const struct cookie_state *st = d->pins.st;
-
-	*g = (struct cookie_gend_snapshot){
-		.next = __atomic_load_n(&st->next, __ATOMIC_RELAXED),
-		.limit = __atomic_load_n(&st->limit, __ATOMIC_RELAXED),
-		.highwater = d->mark.store.highwater,
-		.node = d->mark.node,
-		.fork_cookies = __atomic_load_n(&st->fork_cookies, __ATOMIC_RELAXED),
-		.tpgen_cookies = __atomic_load_n(&st->tpgen_cookies, __ATOMIC_RELAXED),
-		.denied = __atomic_load_n(&st->denied, __ATOMIC_RELAXED),
-		.batches = __atomic_load_n(&st->batches, __ATOMIC_RELAXED),
-		.events_lost = __atomic_load_n(&st->events_lost, __ATOMIC_RELAXED),
-		.room_requests = __atomic_load_n(&st->room_requests, __ATOMIC_RELAXED),
-		.extensions = d->mark.extensions,
-		.state_errors = d->mark.save_errors,
-		.state_err = d->mark.save_err,
-		.batched = !d->o->global,
-	};
-	if (d->mark.fleet) {
-		struct cookie_fleet_stats f;
-		__u64 next_seq = COOKIE_SEQ_OF(g->next);
-
-		cookie_fleet_snapshot(d->mark.fleet, &f);
-		g->etcd = true;
-		g->etcd_claimed = f.claimed;
-		g->etcd_claim_rev = f.claim_rev;
-		/*
-		 * What may still be served without etcd: from the counter up to the reservation
-		 * (none while a move leaves a counter of the old node).
-		 */
-		g->etcd_reserved_left = f.reserved > next_seq && COOKIE_NODE_OF(g->next) == g->node &&
-					!d->mark.moving ? f.reserved - next_seq : 0;
-		g->etcd_moves = f.moves;
-		g->etcd_keepalive_failures = f.keepalive_failures;
-		g->etcd_txn_failures = f.txn_failures;
-		g->etcd_without_claim = f.without_claim;
-		g->etcd_refused = d->mark.fleet_refused;
-	}
-}
-
 /*
  * Everything from the BPF side on, once the state directory and the metrics address are
  * had: load and attach, recover the counter, serve on @server until a signal. The exit status.
  */
-static int run(const struct gend_opts *o, struct daemon *d, struct cookie_server *server,
+static int run(const struct gend_opts *o, struct cookie_daemon *d, struct cookie_server *server,
 	       struct metrics_export *mx, int ready_fd)
 {
 	int err;
@@ -435,6 +334,7 @@ static int run(const struct gend_opts *o, struct daemon *d, struct cookie_server
 	d->pins = (struct cookie_pins){ .global = o->global, .tpgen = o->tpgen, .owner = d->mark.id,
 					.node = d->mark.node, .replace_stale = d->mark.fleet,
 					.log = daemon_log };
+	d->batched = !o->global;
 	/* An older layout's counter is covered by the mark on disk before its pin goes. */
 	err = cookie_pins_probe(&d->pins) ?: cookie_mark_cover(&d->mark, d->pins.old_floor);
 	if (err)
@@ -479,9 +379,10 @@ int main(int argc, char **argv)
 			  .reserve = FLEET_RESERVE_DEFAULT, .wait = FLEET_WAIT_DEFAULT,
 			  .id_lo = 0, .id_hi = FLEET_ID_MAX },
 	};
-	struct daemon d = { .o = &o, .mark = { .log = daemon_log, .status = daemon_notify } };
+	struct cookie_daemon d = { .mark = { .log = daemon_log, .status = daemon_notify } };
 	const struct cookie_gend_ops ops = {
-		.arg = &d, .draw = ops_draw, .tick = ops_tick, .snapshot = ops_snapshot,
+		.arg = &d, .draw = cookie_daemon_draw, .tick = cookie_daemon_tick,
+		.snapshot = cookie_daemon_snapshot,
 		.log = daemon_log, .notify = daemon_notify,
 	};
 	/* Static for its size (MAX_CLIENTS clients' buffers); only main and what it calls see it. */

@@ -2,44 +2,29 @@
 /*
  * cookie: draw globally unique cookies from cookie-gend, look up a process's cookie, show the
  * daemon's statistics, or follow the cookies the kernel side draws.
+ *
+ * This file is the command line: the options into a struct cookie_opts, then one command
+ * of cookie_cmd.h (cookie_cmd.c, cookie_follow.c), which is given it.
  */
 #define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <poll.h>
-#include <stdio.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpf/cookie_abi.h"
-#include "src/cookie_proto.h"
-#include "src/json.h"
+#include "src/cookie_cmd.h"
 #include "src/libcookie.h"
-#include "src/runloop.h"
 #include "src/cli.h"
 
-enum mode { MODE_GET, MODE_PID, MODE_STATS, MODE_FOLLOW, MODE_DECODE };
-enum path { PATH_AUTO, PATH_FAST, PATH_SOCKET };
-
-static struct env {
-	enum mode mode;
-	enum path path;
-	long n;
-	long pid;
-	long count;
-	bool json;
-	const char *socket;
-	int timeout_ms;		/* --timeout, else $COOKIE_TIMEOUT, else COOKIE_TIMEOUT_MS */
+/* What the parser fills in: the options, and what it checks them with at the end. */
+struct parse {
+	struct cookie_opts o;
 	bool decoding;		/* --decode given */
-	uint64_t decode;	/* its cookie */
 	int others;		/* options --decode cannot go with */
-} env = { .n = 1, .socket = COOKIE_SOCKET_PATH };
+};
 
 const char *argp_program_version = "cookie (bareatom) 0.1";
 static const char doc[] =
@@ -136,41 +121,43 @@ static uint64_t parse_cookie(const char *arg)
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	struct parse *p = state->input;
+
 	switch (key) {
-	case 'n': env.n = parse_long(arg, "count", 1, 65536); env.others++; break;
-	case 'p': env.pid = parse_long(arg, "PID", 1, 4194304); env.mode = MODE_PID; env.others++; break;
-	case 'c': env.count = parse_long(arg, "event count", 1, LONG_MAX); env.others++; break;
-	case 'j': env.json = true; break;
-	case OPT_STATS: env.mode = MODE_STATS; env.others++; break;
-	case OPT_FOLLOW: env.mode = MODE_FOLLOW; env.others++; break;
-	case OPT_FAST: env.path = PATH_FAST; env.others++; break;
-	case OPT_SOCKET_ONLY: env.path = PATH_SOCKET; env.others++; break;
-	case OPT_SOCKET: env.socket = arg; env.others++; break;
+	case 'n': p->o.n = parse_long(arg, "count", 1, 65536); p->others++; break;
+	case 'p': p->o.pid = parse_long(arg, "PID", 1, 4194304); p->o.mode = MODE_PID; p->others++; break;
+	case 'c': p->o.count = parse_long(arg, "event count", 1, LONG_MAX); p->others++; break;
+	case 'j': p->o.json = true; break;
+	case OPT_STATS: p->o.mode = MODE_STATS; p->others++; break;
+	case OPT_FOLLOW: p->o.mode = MODE_FOLLOW; p->others++; break;
+	case OPT_FAST: p->o.path = PATH_FAST; p->others++; break;
+	case OPT_SOCKET_ONLY: p->o.path = PATH_SOCKET; p->others++; break;
+	case OPT_SOCKET: p->o.socket = arg; p->others++; break;
 	case OPT_TIMEOUT:
-		if (cookie_parse_timeout(arg, &env.timeout_ms))
+		if (cookie_parse_timeout(arg, &p->o.timeout_ms))
 			cli_usage_error("cookie", "invalid timeout '%s': seconds, more than 0 and at "
 					"most 3600, with at most 3 decimals", arg);
-		env.others++;
+		p->others++;
 		break;
 	case OPT_DECODE:
-		if (env.decoding)
+		if (p->decoding)
 			cli_usage_error("cookie", "--decode takes one cookie");
-		env.decode = parse_cookie(arg);
-		env.decoding = true;
+		p->o.decode = parse_cookie(arg);
+		p->decoding = true;
 		break;
 	case ARGP_KEY_ARG: cli_usage_error("cookie", "unexpected argument '%s'", arg);
 	case ARGP_KEY_END: {
 		const char *t = getenv("COOKIE_TIMEOUT");
 
-		if (!env.timeout_ms && t && cookie_parse_timeout(t, &env.timeout_ms))
+		if (!p->o.timeout_ms && t && cookie_parse_timeout(t, &p->o.timeout_ms))
 			cli_usage_error("cookie", "invalid COOKIE_TIMEOUT '%s' in the environment: "
 					"seconds, more than 0 and at most 3600, with at most 3 decimals", t);
-		if (!env.timeout_ms)
-			env.timeout_ms = COOKIE_TIMEOUT_MS;
-		if (env.decoding && env.others)
+		if (!p->o.timeout_ms)
+			p->o.timeout_ms = COOKIE_TIMEOUT_MS;
+		if (p->decoding && p->others)
 			cli_usage_error("cookie", "--decode takes no other option than -j");
-		if (env.decoding)
-			env.mode = MODE_DECODE;
+		if (p->decoding)
+			p->o.mode = MODE_DECODE;
 		break;
 	}
 	default: return ARGP_ERR_UNKNOWN;
@@ -178,394 +165,22 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/*
- * Advice that works where we are: systemctl only when systemd runs this system (sd_booted(3)
- * checks the same directory), the daemon itself otherwise, with the socket asked for.
- */
-static bool under_systemd(void)
-{
-	return !access("/run/systemd/system", F_OK);
-}
-
-static const char *socket_opt(char *buf, size_t len)
-{
-	if (strcmp(env.socket, COOKIE_SOCKET_PATH))
-		snprintf(buf, len, " --socket %s", env.socket);
-	else
-		buf[0] = '\0';
-	return buf;
-}
-
-/* A daemon that does not answer in time: stopped (SIGSTOP), hung or overloaded. */
-static void timed_out(void)
-{
-	fprintf(stderr, "cookie: cookie-gend did not answer on %s within %g s (stopped or hung? %s)\n",
-		env.socket, env.timeout_ms / 1000.0, under_systemd() ? "systemctl status cookie-gend" :
-		"ps -C cookie-gend -o pid,stat: T is stopped, kill -CONT PID");
-}
-
-static int connect_daemon(void)
-{
-	int fd = cookie_connect_timeout(env.socket, env.timeout_ms);
-	/* The image's unit serves the default socket; another one is a daemon of the user's. */
-	bool unit = under_systemd() && !strcmp(env.socket, COOKIE_SOCKET_PATH);
-	char sock[4200];
-
-	if (fd == -ETIMEDOUT)
-		timed_out();
-	else if (fd == -ENOENT || fd == -ECONNREFUSED)
-		fprintf(stderr, "cookie: cookie-gend is not running (no listener on %s; start it: %s%s)\n",
-			env.socket, unit ? "systemctl start cookie-gend" : "cookie-gend",
-			unit ? "" : socket_opt(sock, sizeof(sock)));
-	else if (fd == -EACCES)
-		fprintf(stderr, "cookie: permission denied on %s (join group bareatom)\n", env.socket);
-	else if (fd < 0)
-		fprintf(stderr, "cookie: cannot connect to %s: %s\n", env.socket, strerror(-fd));
-	return fd;
-}
-
-static void print_range(uint64_t first, long n, const char *source)
-{
-	struct json j;
-
-	if (env.json) {
-		json_init(&j, stdout);
-		json_object_begin(&j);
-		json_u64_field(&j, "first", first);
-		json_i64_field(&j, "count", n);
-		json_u64_field(&j, "last", first + n - 1);
-		json_string_field(&j, "source", source);
-		json_object_end(&j);
-		return;
-	}
-	for (long i = 0; i < n; i++)
-		printf("%" PRIu64 "\n", first + i);
-}
-
-static int do_get(void)
-{
-	struct cookie_fast f;
-	uint64_t first;
-	int fd, err;
-
-	if (env.path != PATH_SOCKET) {
-		err = cookie_fast_open(&f);
-		if (!err) {
-			err = cookie_fast_get(&f, env.n, &first);
-			cookie_fast_close(&f);
-			if (!err) {
-				print_range(first, env.n, "fast");
-				return 0;
-			}
-		}
-		if (env.path == PATH_FAST) {
-			fprintf(stderr, "cookie: the fast path is unavailable: %s\n",
-				err == -EAGAIN ? "the counter is at the durable limit (the daemon raises it)" :
-				err == -EPERM || err == -EACCES ? "needs root" :
-				err == -ENOENT ? "cookie-gend has not pinned its counter" : strerror(-err));
-			return 1;
-		}
-	}
-	fd = connect_daemon();
-	if (fd < 0)
-		return 1;
-	err = cookie_get(fd, env.n, &first);
-	close(fd);
-	if (err == -ETIMEDOUT) {
-		timed_out();
-		return 1;
-	}
-	if (err == -EAGAIN) {
-		fprintf(stderr, "cookie: the daemon refused GET %ld: this user's rate limit is used up "
-			"(cookie-gend --rate-limit); retry later\n", env.n);
-		return 1;
-	}
-	if (err) {
-		fprintf(stderr, "cookie: the daemon did not serve GET %ld: %s\n", env.n,
-			err == -EPROTO ? "it answered ERR" : strerror(-err));
-		return 1;
-	}
-	print_range(first, env.n, "socket");
-	return 0;
-}
-
-static int do_pid(void)
-{
-	uint64_t c;
-	int fd = connect_daemon(), err;
-	struct json j;
-
-	if (fd < 0)
-		return 1;
-	err = cookie_pid(fd, env.pid, &c);
-	close(fd);
-	if (err == -ETIMEDOUT) {
-		timed_out();
-		return 1;
-	}
-	if (err == -ESRCH) {
-		fprintf(stderr, "cookie: no such process: %ld\n", env.pid);
-		return 1;
-	}
-	if (err) {
-		fprintf(stderr, "cookie: cannot get the cookie of %ld: %s\n", env.pid, strerror(-err));
-		return 1;
-	}
-	if (env.json) {
-		json_init(&j, stdout);
-		json_object_begin(&j);
-		json_i64_field(&j, "pid", env.pid);
-		json_u64_field(&j, "cookie", c);
-		json_object_end(&j);
-	} else
-		printf("%" PRIu64 "\n", c);
-	return 0;
-}
-
-static void print_stat(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
-{
-	struct json *j = arg;
-	char name[64], word[64];
-
-	if (!env.json) {
-		printf("%-14.*s %.*s\n", (int)klen, key, (int)vlen, val);
-		return;
-	}
-	snprintf(name, sizeof(name), "%.*s", (int)klen, key);
-	snprintf(word, sizeof(word), "%.*s", (int)vlen, val);
-	/* Numbers stay numbers; words (state_error=ENOSPC) become strings. */
-	if (vlen && strspn(word, "0123456789") >= vlen && vlen <= 20)
-		json_u64_field(j, name, strtoull(word, NULL, 10));
-	else
-		json_string_field(j, name, word);
-}
-
-static void skip_stat(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
-{
-}
-
-static int do_stats(void)
-{
-	char reply[1024];
-	int fd = connect_daemon(), err;
-	struct json j;
-
-	if (fd < 0)
-		return 1;
-	err = cookie_request(fd, "STATS", reply, sizeof(reply));
-	close(fd);
-	if (err == -ETIMEDOUT) {
-		timed_out();
-		return 1;
-	}
-	if (err) {
-		fprintf(stderr, "cookie: STATS failed: %s\n", err == -EPROTO ? reply : strerror(-err));
-		return 1;
-	}
-	if (cookie_parse_stats(reply, skip_stat, NULL)) {
-		fprintf(stderr, "cookie: the daemon's STATS reply is malformed: %.80s\n", reply);
-		return 1;
-	}
-	json_init(&j, stdout);
-	if (env.json)
-		json_object_begin(&j);
-	cookie_parse_stats(reply, print_stat, &j);
-	if (env.json)
-		json_object_end(&j);
-	return 0;
-}
-
-static long followed;
-static bool draining;	/* events from before this follower started: read and dropped */
-
-static int on_event(void *ctx, void *data, size_t len)
-{
-	const struct cookie_event *ev = data;
-	const char *kind = ev->kind == COOKIE_EVENT_FORK ? "fork" : "tpgen";
-	struct json j;
-
-	if (len < sizeof(*ev) || draining)
-		return 0;
-	if (env.json) {
-		json_init(&j, stdout);
-		json_object_begin(&j);
-		json_string_field(&j, "kind", kind);
-		json_u64_field(&j, "pid", ev->pid);
-		json_u64_field(&j, "cookie", ev->cookie);
-		json_object_end(&j);
-	} else {
-		printf("%s %u %llu\n", kind, ev->pid, (unsigned long long)ev->cookie);
-	}
-	/* -c COUNT: not one record more (libbpf goes on after a positive return, not a negative). */
-	if (env.count && ++followed >= env.count)
-		return -ECANCELED;
-	return 0;
-}
-
-struct follow {
-	struct ring_buffer *rb;
-	struct runloop *rl;
-	int err;
-};
-
-/* The ring buffer's epoll fd is ready: print what is there, stop at -c or an error. */
-static void on_ready(int fd, short revents, void *arg)
-{
-	struct follow *fw = arg;
-	int n = ring_buffer__consume(fw->rb);
-
-	fflush(stdout);
-	if (n < 0 && n != -EINTR && n != -ECANCELED)
-		fw->err = n;
-	if (fw->err || (env.count && followed >= env.count))
-		runloop_stop(fw->rl);
-}
-
-/*
- * One follower at a time, so that it sees every event: the lock below (held while it
- * runs, gone with it) and its pid in the pinned follower map, which the programs read
- * before each event they report (bpf/cookie.bpf.c). cookie-gend clears a pid whose lock
- * is free (a SIGKILLed follower), so nothing is written for nobody. The lock is taken
- * with a few retries: cookie-gend holds it for that check, a few microseconds.
- */
-static int follow_lock(int map_fd)
-{
-	__u32 zero = 0, pid = 0;
-	int fd;
-
-	mkdir("/run/bareatom", 0755);	/* a daemon on another --socket may not have made it */
-	fd = open(COOKIE_FOLLOW_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		fprintf(stderr, "cookie: cannot open %s: %s\n", COOKIE_FOLLOW_LOCK, strerror(errno));
-		return -1;
-	}
-	for (int i = 0; flock(fd, LOCK_EX | LOCK_NB); i++) {
-		if (errno != EWOULDBLOCK || i == 50) {
-			if (errno == EWOULDBLOCK) {
-				bpf_map_lookup_elem(map_fd, &zero, &pid);
-				fprintf(stderr, "cookie: another cookie --follow (pid %u) is following the "
-					"events: one follower at a time\n", pid);
-			} else {
-				fprintf(stderr, "cookie: cannot lock %s: %s\n", COOKIE_FOLLOW_LOCK,
-					strerror(errno));
-			}
-			close(fd);
-			return -1;
-		}
-		usleep(2000);
-	}
-	return fd;
-}
-
-static int set_follower(int map_fd, __u32 pid)
-{
-	__u32 zero = 0;
-
-	return bpf_map_update_elem(map_fd, &zero, &pid, BPF_ANY) ? -errno : 0;
-}
-
-static int do_follow(void)
-{
-	int fd = bpf_obj_get(COOKIE_PIN_DIR "/events"), map_fd, lock_fd, err;
-	struct follow fw = {};
-	struct runloop rl;
-
-	if (fd < 0) {
-		fprintf(stderr, "cookie: cannot open " COOKIE_PIN_DIR "/events: %s\n",
-			errno == ENOENT ? "cookie-gend is not running" :
-			errno == EACCES || errno == EPERM ? "needs root" : strerror(errno));
-		return 1;
-	}
-	map_fd = bpf_obj_get(COOKIE_PIN_DIR "/follower");
-	if (map_fd < 0) {
-		fprintf(stderr, "cookie: cannot open " COOKIE_PIN_DIR "/follower: %s\n",
-			errno == ENOENT ? "this cookie-gend predates single followers: restart it" :
-			strerror(errno));
-		close(fd);
-		return 1;
-	}
-	lock_fd = follow_lock(map_fd);
-	if (lock_fd < 0) {
-		close(map_fd);
-		close(fd);
-		return 1;
-	}
-	fw.rb = ring_buffer__new(fd, on_event, NULL, NULL);
-	if (!fw.rb) {
-		fprintf(stderr, "cookie: cannot read the ring buffer: %s\n", strerror(errno));
-		err = 1;
-		goto out;
-	}
-	/*
-	 * From when we start: nothing is written while the follower is 0, so what the ring
-	 * holds now is older than us (a follower that died, or stopped at -c): drop it.
-	 */
-	err = set_follower(map_fd, 0);
-	draining = true;
-	if (!err && ring_buffer__consume(fw.rb) >= 0)
-		err = set_follower(map_fd, getpid());
-	draining = false;
-	if (err) {
-		fprintf(stderr, "cookie: cannot register as the follower: %s\n", strerror(-err));
-		err = 1;
-		goto out;
-	}
-	runloop_init(&rl, "cookie", 0, 0, false);
-	fw.rl = &rl;
-	err = runloop_watch_fd(&rl, ring_buffer__epoll_fd(fw.rb), POLLIN, on_ready, &fw);
-	if (err) {
-		fprintf(stderr, "cookie: cannot wait for the ring buffer: %s\n", strerror(-err));
-		fw.err = err;
-	} else {
-		while (runloop_next(&rl) != RUNLOOP_STOP)
-			;
-	}
-	set_follower(map_fd, 0);
-	/* Drain what is already there, so a stop loses nothing that was drawn before it. */
-	if (!fw.err && !(env.count && followed >= env.count))
-		ring_buffer__consume(fw.rb);
-	fflush(stdout);
-	runloop_finish(&rl);
-	if (fw.err)
-		fprintf(stderr, "cookie: reading the ring buffer failed: %s\n", strerror(-fw.err));
-	err = fw.err ? 1 : 0;
-out:
-	ring_buffer__free(fw.rb);
-	close(lock_fd);
-	close(map_fd);
-	close(fd);
-	return err;
-}
-
-/* Node and sequence: the layout every drawer produces (bpf/cookie_abi.h). No daemon needed. */
-static int do_decode(void)
-{
-	uint64_t c = env.decode;
-
-	if (env.json) {
-		printf("{\"cookie\":%" PRIu64 ",\"node\":%llu,\"sequence\":%llu}\n", c,
-		       (unsigned long long)COOKIE_NODE_OF(c), (unsigned long long)COOKIE_SEQ_OF(c));
-		return 0;
-	}
-	printf("cookie         %" PRIu64 "\nnode           %llu\nsequence       %llu\n", c,
-	       (unsigned long long)COOKIE_NODE_OF(c), (unsigned long long)COOKIE_SEQ_OF(c));
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = doc };
+	struct parse p = { .o = { .n = 1, .socket = COOKIE_SOCKET_PATH } };
+	const struct cookie_opts *o = &p.o;
 
 	argp_err_exit_status = 2;
 	argv[0] = "cookie";
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+	if (argp_parse(&argp, argc, argv, 0, NULL, &p))
 		return 2;
 	libbpf_set_print(NULL);
-	switch (env.mode) {
-	case MODE_PID: return do_pid();
-	case MODE_STATS: return do_stats();
-	case MODE_FOLLOW: return do_follow();
-	case MODE_DECODE: return do_decode();
-	default: return do_get();
+	switch (o->mode) {
+	case MODE_PID: return cookie_cmd_pid(o);
+	case MODE_STATS: return cookie_cmd_stats(o);
+	case MODE_FOLLOW: return cookie_cmd_follow(o);
+	case MODE_DECODE: return cookie_cmd_decode(o);
+	default: return cookie_cmd_get(o);
 	}
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cookie-gend --etcd: a node id claimed from etcd, and ranges of it reserved in etcd before
- * any cookie of them is served (cookie_fleet.c, on etcd.h).
+ * any cookie of them is served (cookie_fleet_*.c, on etcd.h; cookie_fleet_parts.h says
+ * which file does what).
  *
  * Keys, under the prefix P (default "/bareatom/"):
  *   P node/N       "host=H pid=P started=ISO8601 dir=ID": the claim of node id N, put under

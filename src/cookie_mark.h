@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cookie-gend's durable mark, around one struct: open and check the state directory, recover
- * the counter above everything ever handed out, extend the limit (the mark first, durably),
- * draw for clients, and raise the mark by hand (--raise-mark).
+ * cookie-gend's durable mark, around one struct: recover the counter above everything ever
+ * handed out, extend the limit (the mark first, durably), draw for clients and move to
+ * another node id in cookie_mark.c; open and check the state directory at start, and raise
+ * the mark by hand (--raise-mark), in cookie_mark_dir.c, which calls the former (a move's
+ * writes at start), never the reverse.
  *
  * The rule it keeps: the counter's limit in the map is raised only after a larger mark has
  * been written and fsynced (cookie_store.c), and every draw at or past the limit is refused
@@ -125,6 +127,15 @@ int cookie_mark_extend(struct cookie_mark *m, __u64 need);
  * once; a call before a second has passed returns it again without writing).
  */
 int cookie_mark_move(struct cookie_mark *m);
+
+/*
+ * A move's two writes (cookie_mark_move() says why in this order): the mark raised to @hw
+ * if that is higher, then the node file @node (none when @from is @node). 0 (logged), or a
+ * negative errno with *what the file that could not be written. cookie_mark_open_fleet()'s
+ * --etcd-move at start makes the same two writes through it.
+ */
+int cookie_mark_move_files(struct cookie_mark *m, unsigned int from, unsigned int node, uint64_t hw,
+			   const char **what);
 
 /* Keep a block of headroom; a refused draw's need_room flag asks for it at once. */
 void cookie_mark_headroom(struct cookie_mark *m);

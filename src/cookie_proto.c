@@ -101,50 +101,48 @@ int cookie_parse_request(const char *line, size_t len, struct cookie_req *req, c
 	return -1;
 }
 
-int cookie_linebuf_feed(struct cookie_linebuf *lb, const char *data, size_t n,
-			int (*cb)(void *arg, const char *line, size_t len), void *arg)
+int cookie_linebuf_next(struct cookie_linebuf *lb, const char *data, size_t n, size_t *off,
+			const char **line, size_t *len)
 {
-	for (size_t i = 0; i < n; i++) {
-		int ret;
+	while (*off < n) {
+		char ch = data[(*off)++];
 
-		if (data[i] != '\n') {
+		if (ch != '\n') {
 			if (lb->len == COOKIE_LINE_MAX)
 				return -1;
-			lb->buf[lb->len++] = data[i];
+			lb->buf[lb->len++] = ch;
 			continue;
 		}
 		lb->buf[lb->len] = '\0';
-		ret = cb(arg, lb->buf, lb->len);
+		*line = lb->buf;
+		*len = lb->len;
 		lb->len = 0;
-		if (ret)
-			return ret;
+		return 1;
 	}
 	return 0;
 }
 
-int cookie_parse_stats(const char *reply,
-		       void (*cb)(void *arg, const char *key, size_t klen, const char *val, size_t vlen),
-		       void *arg)
+int cookie_stats_next(const char *reply, const char **p, struct cookie_stat *kv)
 {
-	const char *p = reply + 2;
+	const char *word, *eq;
+	size_t len;
 
-	if (strncmp(reply, "OK", 2) || (*p && *p != ' '))
-		return -1;
-	while (*p) {
-		const char *word, *eq;
-		size_t len;
-
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			break;
-		word = p;
-		len = strcspn(word, " ");
-		eq = memchr(word, '=', len);
-		if (!eq || eq == word)
+	if (*p == reply) {
+		if (strncmp(reply, "OK", 2) || (reply[2] && reply[2] != ' '))
 			return -1;
-		cb(arg, word, eq - word, eq + 1, len - (eq - word) - 1);
-		p = word + len;
+		*p = reply + 2;
 	}
-	return 0;
+	while (**p == ' ')
+		(*p)++;
+	if (!**p)
+		return 0;
+	word = *p;
+	len = strcspn(word, " ");
+	eq = memchr(word, '=', len);
+	if (!eq || eq == word)
+		return -1;
+	*kv = (struct cookie_stat){ .key = word, .klen = eq - word, .val = eq + 1,
+				    .vlen = len - (eq - word) - 1 };
+	*p = word + len;
+	return 1;
 }

@@ -44,20 +44,34 @@ struct cookie_linebuf {
 };
 
 /*
- * Append @n bytes and call @cb for each complete line (without the '\n'). Returns 0, -1 when
- * a line grew past COOKIE_LINE_MAX (the caller closes the connection), or what @cb returned
- * when it was not 0 (stops there).
+ * Take @data's bytes from *@off on into @lb, up to and including the next '\n': 1 when a
+ * line is whole (*@line, NUL-terminated without its '\n', and *@len; valid until the next
+ * call), 0 when @data is used up without one (its bytes wait in @lb for the next read),
+ * -1 when a line grew past COOKIE_LINE_MAX (the caller closes the connection). *@off
+ * advances past what was taken. The caller pulls the lines; nothing is called back:
+ *
+ *	size_t off = 0;
+ *	while ((r = cookie_linebuf_next(&lb, data, n, &off, &line, &len)) > 0)
+ *		...serve line...
  */
-int cookie_linebuf_feed(struct cookie_linebuf *lb, const char *data, size_t n,
-			int (*cb)(void *arg, const char *line, size_t len), void *arg);
+int cookie_linebuf_next(struct cookie_linebuf *lb, const char *data, size_t n, size_t *off,
+			const char **line, size_t *len);
+
+/* One pair of a STATS reply, not NUL-terminated: lengths given. */
+struct cookie_stat {
+	const char *key, *val;
+	size_t klen, vlen;
+};
 
 /*
- * Split a STATS reply ("OK" then " key=value" pairs) into its pairs, calling @cb for each
- * (not NUL-terminated: lengths given). Returns 0, or -1 when @reply is not an OK reply or
- * a word has no '='. A bare "OK" has no pairs.
+ * A STATS reply ("OK" then " key=value" pairs), one pair at a time: start with *@p = @reply;
+ * 1 with @kv the next pair, 0 at the end, -1 when @reply is not an OK reply or a word has
+ * no '=' (or nothing before it). A bare "OK" has no pairs.
+ *
+ *	const char *p = reply;
+ *	while ((r = cookie_stats_next(reply, &p, &kv)) > 0)
+ *		...kv...
  */
-int cookie_parse_stats(const char *reply,
-		       void (*cb)(void *arg, const char *key, size_t klen, const char *val, size_t vlen),
-		       void *arg);
+int cookie_stats_next(const char *reply, const char **p, struct cookie_stat *kv);
 
 #endif /* __BAREATOM_COOKIE_PROTO_H */

@@ -228,31 +228,24 @@ static void serve_stats(struct cookie_server *s, struct cookie_client *c)
 	      st->refused_clients, g.node, st->rate_limited, (unsigned long long)s->rate.rate, etcd);
 }
 
-struct line_ctx {
-	struct cookie_server *s;
-	struct cookie_client *c;
-};
-
-static int handle_line(void *arg, const char *line, size_t len)
+static void handle_line(struct cookie_server *s, struct cookie_client *c, const char *line,
+			size_t len)
 {
-	struct line_ctx *x = arg;
-	struct cookie_client *c = x->c;
 	struct cookie_req req;
 	const char *err;
 
-	x->s->stats.requests++;
+	s->stats.requests++;
 	c->last = clock_now();	/* only a whole request counts as activity, not a byte */
 	if (cookie_parse_request(line, len, &req, &err)) {
-		x->s->stats.errors++;
+		s->stats.errors++;
 		reply(c, "ERR %s", err);
-		return 0;
+		return;
 	}
 	switch (req.kind) {
-	case COOKIE_REQ_GET: serve_get(x->s, c, req.n); break;
-	case COOKIE_REQ_PID: serve_pid(x->s, c, req.pid); break;
-	case COOKIE_REQ_STATS: serve_stats(x->s, c); break;
+	case COOKIE_REQ_GET: serve_get(s, c, req.n); break;
+	case COOKIE_REQ_PID: serve_pid(s, c, req.pid); break;
+	case COOKIE_REQ_STATS: serve_stats(s, c); break;
 	}
-	return 0;
 }
 
 static void drop_client(struct cookie_server *s, struct cookie_client *c)
@@ -332,9 +325,11 @@ static void accept_clients(struct cookie_server *s)
 
 static void read_client(struct cookie_server *s, struct cookie_client *c)
 {
-	struct line_ctx x = { s, c };
 	char buf[4096];
 	ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
+	const char *line;
+	size_t len, off = 0;
+	int r;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -342,7 +337,9 @@ static void read_client(struct cookie_server *s, struct cookie_client *c)
 		drop_client(s, c);
 		return;
 	}
-	if (cookie_linebuf_feed(&c->lb, buf, n, handle_line, &x)) {
+	while ((r = cookie_linebuf_next(&c->lb, buf, n, &off, &line, &len)) > 0)
+		handle_line(s, c, line, len);
+	if (r < 0) {
 		s->stats.errors++;
 		drop_client(s, c);	/* a line over COOKIE_LINE_MAX */
 		return;

@@ -62,7 +62,11 @@ struct cookie_gend_snapshot {
 	double etcd_without_claim;	/* seconds since the claim was lost, 0 while held */
 };
 
-/* The daemon, as the socket, its loop and the metrics see it. */
+/*
+ * The daemon, as the socket, its loop and the metrics see it: cookie-gend.c fills it in with
+ * cookie_daemon.c's functions, tests/unit/cookie-serve.c with a fake. They call down into
+ * the mark and the pins, never back into this server or its loop.
+ */
 struct cookie_gend_ops {
 	void *arg;
 	/* Draw @n (1 to COOKIE_GET_MAX) cookies: 0 with *first set, or a negative errno. */

@@ -235,14 +235,15 @@ static int pin(struct state *s)
 /* ------------------------------------------------------------------ running */
 
 /* -w: a change line, at the time of the snapshot that showed it. */
-struct watch {
-	double t;
-};
-
-static void print_change(void *ctx, enum eht_change what, const struct eht_snap *snap,
-			 const struct eht_row *r)
+/* -w's lines: every change from @old to @cur, @t seconds into the run. */
+static void print_changes(const struct eht_snap *old, const struct eht_snap *cur, double t)
 {
-	eht_fmt_change(stdout, ((struct watch *)ctx)->t, what, snap, r);
+	struct eht_change_at c;
+	struct eht_diff d;
+
+	eht_diff_init(&d, old, cur);
+	while (eht_diff_next(&d, &c))
+		eht_fmt_change(stdout, t, c.what, c.s, c.r);
 }
 
 static int run(struct state *s)
@@ -253,7 +254,6 @@ static int run(struct state *s)
 	};
 	struct eht_snap prev = {}, cur = {}, tmp;
 	struct runloop rl;
-	struct watch w;
 	int status = 0, err = 0;
 	enum runloop_event ev;
 
@@ -283,8 +283,9 @@ static int run(struct state *s)
 		err = eht_snap_take(&src, &cur);
 		if (err)
 			goto snap_failed;
-		w.t = rl.now - rl.start;
-		if (eht_snap_diff(&prev, &cur, env.json ? NULL : print_change, &w) && env.json)
+		if (!env.json)
+			print_changes(&prev, &cur, rl.now - rl.start);
+		else if (eht_snap_diff(&prev, &cur))
 			eht_fmt_json(stdout, &cur, (int)rl.ticks, false);
 		fflush(stdout);
 		tmp = prev, prev = cur, cur = tmp;
@@ -299,10 +300,8 @@ static int run(struct state *s)
 	err = eht_snap_take(&src, &cur);
 	if (err)
 		goto snap_failed;
-	if (env.watch && !env.json) {
-		w.t = clock_now() - rl.start;
-		eht_snap_diff(&prev, &cur, print_change, &w);
-	}
+	if (env.watch && !env.json)
+		print_changes(&prev, &cur, clock_now() - rl.start);
 	if (env.json) {
 		eht_fmt_json(stdout, &cur, env.watch ? (int)rl.ticks + 1 : 0, true);
 	} else {

@@ -175,37 +175,59 @@ static bool same_state(const struct eht_row *a, const struct eht_row *b)
 	       a->v.sources == b->v.sources && a->v.reports == b->v.reports;
 }
 
-int eht_snap_diff(const struct eht_snap *old, const struct eht_snap *cur, eht_change_fn cb,
-		  void *ctx)
+void eht_diff_init(struct eht_diff *d, const struct eht_snap *old, const struct eht_snap *cur)
 {
-	size_t i = 0, j = 0;
-	int n = memcmp(old->events, cur->events, sizeof(old->events)) ? 1 : 0;
+	*d = (struct eht_diff){ .old = old, .cur = cur };
+}
 
-	while (i < old->n || j < cur->n) {
-		int c = i == old->n ? 1 : j == cur->n ? -1 : key_cmp(&old->rows[i].k, &cur->rows[j].k);
+bool eht_diff_next(struct eht_diff *d, struct eht_change_at *c)
+{
+	const struct eht_snap *old = d->old, *cur = d->cur;
 
-		if (c < 0) {
-			if (cb)
-				cb(ctx, EHT_GONE, old, &old->rows[i]);
-			i++, n++;
-		} else if (c > 0) {
-			if (cb)
-				cb(ctx, EHT_NEW, cur, &cur->rows[j]);
-			j++, n++;
-		} else {
-			if (old->rows[i].v.cookie != cur->rows[j].v.cookie) {
-				if (cb) {
-					cb(ctx, EHT_GONE, old, &old->rows[i]);
-					cb(ctx, EHT_NEW, cur, &cur->rows[j]);
-				}
-				n++;
-			} else if (!same_state(&old->rows[i], &cur->rows[j])) {
-				if (cb)
-					cb(ctx, EHT_CHANGED, cur, &cur->rows[j]);
-				n++;
-			}
-			i++, j++;
-		}
+	if (d->new_next) {
+		d->new_next = false;
+		*c = (struct eht_change_at){ EHT_NEW, cur, &cur->rows[d->j++] };
+		return true;
 	}
-	return n;
+	while (d->i < old->n || d->j < cur->n) {
+		int cmp = d->i == old->n ? 1 : d->j == cur->n ? -1 :
+			  key_cmp(&old->rows[d->i].k, &cur->rows[d->j].k);
+
+		if (cmp < 0) {
+			*c = (struct eht_change_at){ EHT_GONE, old, &old->rows[d->i++] };
+			return true;
+		}
+		if (cmp > 0) {
+			*c = (struct eht_change_at){ EHT_NEW, cur, &cur->rows[d->j++] };
+			return true;
+		}
+		if (old->rows[d->i].v.cookie != cur->rows[d->j].v.cookie) {
+			d->new_next = true;
+			*c = (struct eht_change_at){ EHT_GONE, old, &old->rows[d->i++] };
+			return true;
+		}
+		if (!same_state(&old->rows[d->i], &cur->rows[d->j])) {
+			*c = (struct eht_change_at){ EHT_CHANGED, cur, &cur->rows[d->j] };
+			d->i++, d->j++;
+			return true;
+		}
+		d->i++, d->j++;
+	}
+	return false;
+}
+
+int eht_snap_diff(const struct eht_snap *old, const struct eht_snap *cur)
+{
+	int n = memcmp(old->events, cur->events, sizeof(old->events)) ? 1 : 0;
+	struct eht_diff d;
+	struct eht_change_at c;
+
+	eht_diff_init(&d, old, cur);
+	for (;;) {
+		bool second_half = d.new_next;	/* of a host whose cookie changed: counted once */
+
+		if (!eht_diff_next(&d, &c))
+			return n;
+		n += !second_half;
+	}
 }

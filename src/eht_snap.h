@@ -6,6 +6,7 @@
 #ifndef __BAREATOM_EHT_SNAP_H
 #define __BAREATOM_EHT_SNAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include "bpf/eht_abi.h"
@@ -52,14 +53,36 @@ enum eht_change { EHT_NEW, EHT_GONE, EHT_CHANGED };
 const char *eht_change_name(enum eht_change what);
 
 /*
- * Compare two snapshots (both sorted): call @cb (when not NULL) for each change, in key
- * order, with the snapshot the row belongs to. A host whose cookie changed (dropped and
- * created again) is gone, then new. Returns the number of changes, plus one when any
- * counter moved.
+ * The changes from one snapshot to the next (both sorted), in key order, pulled one at a
+ * time: a host whose cookie changed (dropped and created again) is gone, then new.
+ *
+ *	struct eht_diff d;
+ *	struct eht_change_at c;
+ *
+ *	eht_diff_init(&d, old, cur);
+ *	while (eht_diff_next(&d, &c))
+ *		...c.what of row c.r in snapshot c.s...
  */
-typedef void (*eht_change_fn)(void *ctx, enum eht_change what, const struct eht_snap *s,
-			      const struct eht_row *r);
-int eht_snap_diff(const struct eht_snap *old, const struct eht_snap *cur, eht_change_fn cb,
-		  void *ctx);
+struct eht_diff {
+	const struct eht_snap *old, *cur;
+	size_t i, j;
+	bool new_next;		/* the "new" half of a host whose cookie changed is next */
+};
+
+struct eht_change_at {
+	enum eht_change what;
+	const struct eht_snap *s;	/* the snapshot the row belongs to */
+	const struct eht_row *r;
+};
+
+void eht_diff_init(struct eht_diff *d, const struct eht_snap *old, const struct eht_snap *cur);
+/* The next change: true with *c, false when none is left. */
+bool eht_diff_next(struct eht_diff *d, struct eht_change_at *c);
+
+/*
+ * How much changed: the number of row changes (a host whose cookie changed counts once),
+ * plus one when any counter moved. 0: nothing did.
+ */
+int eht_snap_diff(const struct eht_snap *old, const struct eht_snap *cur);
 
 #endif /* __BAREATOM_EHT_SNAP_H */

@@ -80,9 +80,4 @@ void etcd_txn_get(struct etcd_txn *t, bool success, const char *key);
 int etcd_txn_run(struct etcd *e, const struct etcd_txn *t, bool *succeeded, int64_t *rev,
 		 struct etcd_kv *kvs, int max);
 
-/* Base64 (RFC 4648, padded) of @len bytes into @out (4 * ((len + 2) / 3) + 1 bytes). */
-void etcd_b64_encode(const void *in, size_t len, char *out);
-/* Decode; the length, or -1 for input that is not base64 or does not fit @max. */
-long etcd_b64_decode(const char *in, void *out, size_t max);
-
 #endif /* __BAREATOM_ETCD_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What a tracepoint carries, from the running kernel's BTF, and field expressions over it.
+ * What a tracepoint carries, from the running kernel's BTF (tpfield_proto.h), and field
+ * expressions over it (tpfield.c).
  *
  * A raw tracepoint program gets the tracepoint's arguments as an array of u64 (ctx[0] ...).
  * Their names and types are those of the __traceiter_NAME function's prototype (its first
@@ -27,26 +28,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "src/tpfield_proto.h"
 
 struct btf;
 
-#define TPFIELD_MAX_ARGS 12	/* MAX_BPF_FUNC_ARGS: what a raw_tp context can hold */
 #define TPFIELD_MAX_STEPS 8	/* memory reads per expression, the last one included */
-#define TPFIELD_NAME_LEN 64
-#define TPFIELD_TYPE_LEN 128
 #define TPFIELD_ERR_LEN 768
-
-struct tpfield_arg {
-	char name[TPFIELD_NAME_LEN];
-	char type[TPFIELD_TYPE_LEN];	/* as C declares it: "struct cfs_rq *", "int" */
-	__u32 type_id;
-};
-
-struct tpfield_proto {
-	int nargs;
-	bool named;		/* names from __traceiter_NAME; false: arg0, arg1, ... */
-	struct tpfield_arg args[TPFIELD_MAX_ARGS];
-};
 
 /*
  * The farthest a read reaches past the value in hand: its offset is a __u32 here and in the
@@ -69,29 +56,6 @@ struct tpfield {
 	__u8 bit_size;		/* 0: the whole integer */
 	char type[TPFIELD_TYPE_LEN];	/* the leaf's C type, for messages and --help */
 };
-
-/*
- * The kernel's BTF and one module's, opened as needed (/sys/kernel/btf/MODULE is split BTF
- * over vmlinux): tpfield_btf() returns the BTF that has a tracepoint of @module ("vmlinux"
- * or a module's name), keeping the last module open, or NULL when it cannot be read.
- */
-struct tpfield_btfs {
-	const char *dir;	/* TP_BTF_DIR, or a test's copy */
-	struct btf *vmlinux, *mod;
-	char mod_name[64];
-};
-
-const struct btf *tpfield_btf(struct tpfield_btfs *c, const char *module);
-void tpfield_btfs_free(struct tpfield_btfs *c);
-
-/*
- * The arguments of tracepoint @tp in @btf (vmlinux or a module's split BTF). Returns 0, or
- * -ENOENT when @btf has no such tracepoint.
- */
-int tpfield_proto(const struct btf *btf, const char *tp, struct tpfield_proto *p);
-
-/* "pelt_cfs_tp(struct cfs_rq *cfs_rq)": @tp's prototype as C would declare it. */
-void tpfield_proto_str(const char *tp, const struct tpfield_proto *p, char *buf, size_t len);
 
 /*
  * Compile @expr against the arguments @p of a tracepoint in @btf. Returns 0, or -EINVAL

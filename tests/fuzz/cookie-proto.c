@@ -11,22 +11,19 @@
 #include <string.h>
 #include "src/cookie_proto.h"
 
-static const char *reply_start, *reply_end;
-
-static void on_pair(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
-{
-	if (!klen || key < reply_start || val + vlen > reply_end || memchr(key, '=', klen))
-		abort();
-}
 
 static void parse_reply(const char *line)
 {
-	reply_start = line;
-	reply_end = line + strlen(line);
-	cookie_parse_stats(line, on_pair, NULL);
+	const char *end = line + strlen(line), *p = line;
+	struct cookie_stat kv;
+
+	while (cookie_stats_next(line, &p, &kv) > 0)
+		if (!kv.klen || kv.key < line || kv.val + kv.vlen > end ||
+		    memchr(kv.key, '=', kv.klen))
+			abort();
 }
 
-static int on_line(void *arg, const char *line, size_t len)
+static void on_line(const char *line, size_t len)
 {
 	struct cookie_req req;
 	const char *err = NULL;
@@ -37,7 +34,7 @@ static int on_line(void *arg, const char *line, size_t len)
 	if (cookie_parse_request(line, len, &req, &err)) {
 		if (!err || !*err)
 			abort();
-		return 0;
+		return;
 	}
 	switch (req.kind) {
 	case COOKIE_REQ_GET:
@@ -53,7 +50,18 @@ static int on_line(void *arg, const char *line, size_t len)
 	default:
 		abort();
 	}
-	return 0;
+}
+
+/* One read through the splitter, every whole line to on_line(), as the daemon does. */
+static int feed(struct cookie_linebuf *lb, const char *data, size_t n)
+{
+	const char *line;
+	size_t len, off = 0;
+	int r;
+
+	while ((r = cookie_linebuf_next(lb, data, n, &off, &line, &len)) > 0)
+		on_line(line, len);
+	return r;
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
@@ -62,8 +70,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	size_t half = size / 2;
 
 	/* Two writes, as a client may split a request anywhere. */
-	if (cookie_linebuf_feed(&lb, (const char *)data, half, on_line, NULL) == 0)
-		cookie_linebuf_feed(&lb, (const char *)data + half, size - half, on_line, NULL);
+	if (feed(&lb, (const char *)data, half) == 0)
+		feed(&lb, (const char *)data + half, size - half);
 	/* And the parser alone on the raw bytes, embedded NULs included. */
 	{
 		struct cookie_req req;

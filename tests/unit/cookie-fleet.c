@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cookie-fleet: cookie-gend --etcd without BPF, for tests/unit/cookie-fleet.t. The daemon's
- * own code (cookie_mark.c's state directory and draws, cookie_fleet.c's claim, reservations
+ * own code (cookie_mark*.c's state directory and draws, cookie_fleet_*.c's claim, reservations
  * and keepalive thread, etcd.c) on a struct cookie_state in memory instead of the pinned
  * map: the same start (cookie_mark_open_fleet(), cookie_mark_recover(), cookie_fleet_start())
  * and the same tick (cookie_mark_headroom()) as cookie-gend. It draws as clients do, in

@@ -1,5 +1,5 @@
 #!/bin/bash
-# cookie-gend --etcd's claim and reservations (src/cookie_fleet.c, src/etcd.c) against a real
+# cookie-gend --etcd's claim and reservations (src/cookie_fleet*.c, src/etcd.c) against a real
 # etcd, three members on 127.0.0.1 started here (tests/lib/etcd.sh), through cookie-fleet
 # (tests/unit/cookie-fleet.c: the daemon's own code on a counter in memory, no BPF): claimers
 # starting at once get distinct ids; a killed one's id comes free with its lease and its

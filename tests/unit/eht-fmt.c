@@ -62,15 +62,20 @@ struct log {
 	size_t n;
 };
 
-static void log_change(void *ctx, enum eht_change what, const struct eht_snap *s,
-		       const struct eht_row *r)
+/* Every change from @old to @cur, in the order eht_diff_next() gives them, into @l. */
+static void log_changes(struct log *l, const struct eht_snap *old, const struct eht_snap *cur)
 {
-	struct log *l = ctx;
+	struct eht_change_at c;
+	struct eht_diff d;
 	char host[64];
 
-	inet_ntop(r->k.proto == EHT_PROTO_IPV4 ? AF_INET : AF_INET6, r->k.host, host, sizeof(host));
-	l->n += snprintf(l->text + l->n, sizeof(l->text) - l->n, "%s %s %llu;",
-			 eht_change_name(what), host, (unsigned long long)r->v.cookie);
+	eht_diff_init(&d, old, cur);
+	while (eht_diff_next(&d, &c)) {
+		inet_ntop(c.r->k.proto == EHT_PROTO_IPV4 ? AF_INET : AF_INET6, c.r->k.host, host,
+			  sizeof(host));
+		l->n += snprintf(l->text + l->n, sizeof(l->text) - l->n, "%s %s %llu;",
+				 eht_change_name(c.what), host, (unsigned long long)c.r->v.cookie);
+	}
 }
 
 int main(void)
@@ -145,13 +150,14 @@ int main(void)
 	add(&b, "veth1", "239.1.1.1", "10.0.0.3", 0, EHT_MODE_INCLUDE, 1, 1, 13, 0);
 	add(&b, "veth1", "239.1.1.1", "10.0.0.4", 0, EHT_MODE_INCLUDE, 1, 1, 14, 0);
 	add(&b, "veth2", "ff0e::1", "fe80::1", 10, EHT_MODE_INCLUDE, 1, 1, 15, 0);
-	ASSERT_EQ(eht_snap_diff(&a, &b, log_change, &l), 5, "diff: 4 row changes + counters moved");
+	ASSERT_EQ(eht_snap_diff(&a, &b), 5, "diff: 4 row changes + counters moved");
+	log_changes(&l, &a, &b);
 	ASSERT_STREQ(l.text, "change 10.0.0.2 1;gone 10.0.0.3 12;new 10.0.0.3 13;new 10.0.0.4 14;"
 		     "new fe80::1 15;", "diff: changed, gone then new for a new cookie, new");
-	ASSERT_EQ(eht_snap_diff(&b, &b, NULL, NULL), 0, "diff of a snapshot with itself: nothing");
+	ASSERT_EQ(eht_snap_diff(&b, &b), 0, "diff of a snapshot with itself: nothing");
 	l.n = 0;
 	l.text[0] = 0;
-	eht_snap_diff(&b, &a, log_change, &l);
+	log_changes(&l, &b, &a);
 	ASSERT_STREQ(l.text, "change 10.0.0.2 1;gone 10.0.0.3 13;new 10.0.0.3 12;gone 10.0.0.4 14;"
 		     "gone fe80::1 15;", "diff backwards: the new rows are gone");
 
