@@ -7,6 +7,19 @@
 #include "src/tpstat_fmt.h"
 
 /* A bar chart of @h, from its lowest non-empty bucket to its highest, as bpftrace draws. */
+/* What a table's reads lost, closing its summary line: failed reads, lost min/max updates. */
+static void fmt_read_losses(FILE *f, __u64 errors, __u64 minmax_lost)
+{
+	char num[48];
+
+	if (errors)
+		fprintf(f, ", errors %s (reads that failed)",
+			fmt_thousands(num, sizeof(num), errors));
+	if (minmax_lost)
+		fprintf(f, ", min/max updates lost %llu", (unsigned long long)minmax_lost);
+	fputs("\n", f);
+}
+
 /* A histogram under its title ("tpgen_a:seq"): the summary line, then the buckets. */
 static void fmt_hist_titled(FILE *f, const char *title, const struct tpstat_hist_row *h)
 {
@@ -25,12 +38,7 @@ static void fmt_hist_titled(FILE *f, const char *title, const struct tpstat_hist
 		fprintf(f, ", sum %s, min %llu, max %llu",
 			buckets_sum(num, sizeof(num), h->sum, h->sum_hi, false),
 			(unsigned long long)h->min, (unsigned long long)h->max);
-	if (h->errors)
-		fprintf(f, ", errors %s (reads that failed)",
-			fmt_thousands(num, sizeof(num), h->errors));
-	if (h->minmax_lost)
-		fprintf(f, ", min/max updates lost %llu", (unsigned long long)h->minmax_lost);
-	fputs("\n", f);
+	fmt_read_losses(f, h->errors, h->minmax_lost);
 	for (int i = 0; i < TPSTAT_HIST_BUCKETS; i++) {
 		int b = buckets_order(h, i);
 		__u64 c = b < 0 ? 0 : h->buckets[b];
@@ -122,12 +130,7 @@ void fmt_by_block(FILE *f, const char *tp, const struct tpstat_by_row *b)
 	if (b->dropped)
 		fprintf(f, ", dropped %s (no slot in the table)",
 			fmt_thousands(num, sizeof(num), b->dropped));
-	if (b->errors)
-		fprintf(f, ", errors %s (reads that failed)",
-			fmt_thousands(num, sizeof(num), b->errors));
-	if (b->minmax_lost)
-		fprintf(f, ", min/max updates lost %llu", (unsigned long long)b->minmax_lost);
-	fputs("\n", f);
+	fmt_read_losses(f, b->errors, b->minmax_lost);
 	for (int k = 0; k < nk; k++) {
 		kw[k] = (int)strlen(nk > 1 ? b->keys[k] : b->key_expr);
 		for (int i = 0; i < b->n; i++) {
