@@ -179,7 +179,8 @@ $(BUILD)/stack_viewer.o: src/stack_viewer.S $(BUILD)/viewer.stamp | deps
 
 # Objects that need a skeleton wait for it.
 $(BUILD)/counter.o: $(BUILD)/counter.skel.h
-$(BUILD)/tpstat.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_rodata.o: $(BUILD)/tpstat.skel.h
+$(BUILD)/tpstat.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_progs.o: \
+		$(BUILD)/tpstat.skel.h
 $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
@@ -190,6 +191,7 @@ TPSTAT_FMT := $(addprefix $(BUILD)/,tpstat_fmt.o tpstat_fmt_table.o tpstat_fmt_b
 $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_specs.o \
 		$(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(BUILD)/tpfield.o \
 		$(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_view.o $(TPSTAT_FMT) \
+		$(BUILD)/tpstat_progs.o \
 		$(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 # cookie-gend --etcd: the claim and reservations (cookie_fleet.c) over etcd's JSON gateway
 # (etcd.c: libcurl for HTTP, json-c for the bodies).
@@ -288,7 +290,7 @@ $(BUILD)/tests/vm/%: tests/vm/%.c | deps
 	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $(filter %.c %.o %.a,$^) $(LDLIBS) -o $@
 
 $(BUILD)/tests/vm/cookie-load: $(BUILD)/libcookie.a
-$(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h
+$(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h $(BUILD)/tpstat_progs.o $(UTIL)
 
 # The guest half of make bench; libuuid linked in statically (the image has no libuuid1).
 $(BUILD)/tests/bench/tpbench: tests/bench/tpbench.c $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h \

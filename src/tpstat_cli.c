@@ -28,7 +28,7 @@ static const char doc[] =
 "\n"
 "A TRACEPOINT is a raw tracepoint name as in BTF (btf_trace_NAME): a trace\n"
 "event's tracepoint like sched_switch, a bare one with no trace event like\n"
-"pelt_cfs_tp, or a loaded module's, like tpgen_a.\n"
+"pelt_cfs_tp, or a loaded module's, like tpgen_a. Any number at once.\n"
 "\n"
 "With -- CMD only events of CMD's process tree count (children included),\n"
 "unless -a: system wide. -p, -t and -G count only those processes (their\n"

@@ -11,22 +11,41 @@
 #include "src/cli.h"
 #include "src/tpstat_specs.h"
 
+/*
+ * Room for @n specs. Specs move when it grows: only before tpstat_specs_group() gives the
+ * items pointers to them (it makes room for all first).
+ */
+static void reserve(struct tpstat_specs *s, int n)
+{
+	struct tp_spec *tp;
+	int cap = s->cap ? s->cap : 64;
+
+	if (n <= s->cap)
+		return;
+	while (cap < n)
+		cap *= 2;
+	tp = realloc(s->tp, (size_t)cap * sizeof(*tp));
+	if (!tp) {
+		fprintf(stderr, "tpstat: out of memory for %d tracepoints\n", n);
+		exit(1);
+	}
+	s->tp = tp;
+	s->cap = cap;
+}
+
 /* The spec named @name, or a new one after the others. */
 static struct tp_spec *spec_of(struct tpstat_specs *s, const char *name)
 {
 	for (int i = 0; i < s->n; i++)
 		if (!strcmp(s->tp[i].name, name))
 			return &s->tp[i];
-	if (s->n == TPSTAT_MAX_TP)
-		cli_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
+	reserve(s, s->n + 1);
 	s->tp[s->n] = (struct tp_spec){ .name = name, .slot = s->n };
 	return &s->tp[s->n++];
 }
 
 void tpstat_spec_name(struct tpstat_specs *s, char *name)
 {
-	if (s->n == TPSTAT_MAX_TP)
-		cli_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
 	for (int i = 0; i < s->n; i++)
 		if (!strcmp(s->tp[i].name, name))
 			cli_usage_error("tpstat", "tracepoint '%s' is named twice", name);
@@ -250,6 +269,8 @@ void tpstat_specs_once(const struct tpstat_specs *s)
 
 void tpstat_specs_group(struct tpstat_specs *s)
 {
+	/* Room for every item's TP: no spec moves once an item points to it. */
+	reserve(s, s->n + s->nhist + s->nby + s->nfilter + 2 * s->nlat);
 	for (int h = 0; h < s->nhist; h++) {
 		struct tp_spec *tp = s->hist[h].tp = spec_of(s, s->hist[h].tp_name);
 

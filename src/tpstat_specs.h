@@ -86,8 +86,8 @@ struct tp_spec {
 };
 
 struct tpstat_specs {
-	int n;
-	struct tp_spec tp[TPSTAT_MAX_TP];	/* tp[i].slot == i */
+	int n, cap;
+	struct tp_spec *tp;		/* n of them, any number; tp[i].slot == i */
 	int nhist;
 	struct tp_hist hist[TPSTAT_MAX_HIST];
 	int nby;
