@@ -191,7 +191,7 @@ TPSTAT_FMT := $(addprefix $(BUILD)/,tpstat_fmt.o tpstat_fmt_table.o tpstat_fmt_b
 $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_specs.o \
 		$(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(BUILD)/tpfield.o \
 		$(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_view.o $(TPSTAT_FMT) \
-		$(BUILD)/tpstat_progs.o \
+		$(BUILD)/tpstat_progs.o $(BUILD)/tpstat_expand.o \
 		$(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 # cookie-gend --etcd: the claim and reservations (cookie_fleet.c) over etcd's JSON gateway
 # (etcd.c: libcurl for HTTP, json-c for the bodies).
@@ -343,7 +343,8 @@ $(BUILD)/tests/unit/stack-usym: $(BUILD)/stack_usym.o
 $(BUILD)/tests/unit/stack-usym: LDLIBS += $(STACKS_LIBS)
 $(BUILD)/tests/unit/stack-fold: $(BUILD)/stack_fold.o $(BUILD)/stack_html.o $(BUILD)/stack_viewer.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-cpus: $(TPSTAT_FMT) $(UTIL)
-$(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(BUILD)/tpfield.o $(BUILD)/tpfilter.o $(BUILD)/tplist.o \
+$(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(BUILD)/tpstat_expand.o $(BUILD)/tpfield.o \
+	$(BUILD)/tpfilter.o $(BUILD)/tplist.o \
 	$(BUILD)/tpstat_buckets.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-hist: $(TPSTAT_FMT) $(UTIL)
 

@@ -33,8 +33,12 @@ usage_error "invalid count '99999999999999999999'" -i 1 -c 99999999999999999999 
 usage_error "name at least one tracepoint" -i 1
 usage_error "named twice" sched_switch pelt_cfs_tp sched_switch
 # Any number of tracepoints: 1000 names pass the parser, and the first unknown one is refused
-# (the host's BTF has no tp1).
+# (the host's BTF has no tp1); a pattern that matches nothing is refused naming it.
 usage_error "unknown tracepoint 'tp1'" $(seq -f 'tp%g' 1 1000)
+usage_error "no tracepoint matches 'nosuch_\*'" 'nosuch_*'
+# As nobody, tracefs' available_events cannot be read (nor is it mounted on every host).
+usage_error "'nosuch:\*': cannot tell the subsystems of trace events without tracefs" sched_switch 'nosuch:*'
+usage_error "'sched_\*' is a pattern: an option names one tracepoint" --hist 'sched_*:prev_pid' sched_switch
 usage_error "invalid --hist 'tpgen_a': TRACEPOINT:EXPR" --hist tpgen_a
 usage_error "invalid --hist ':seq': TRACEPOINT:EXPR" --hist :seq
 usage_error "invalid --hist 'tpgen_a:': TRACEPOINT:EXPR" --hist tpgen_a:
