@@ -181,7 +181,8 @@ $(BUILD)/stack_viewer.o: src/stack_viewer.S $(BUILD)/viewer.stamp | deps
 
 # Objects that need a skeleton wait for it.
 $(BUILD)/counter.o: $(BUILD)/counter.skel.h
-$(BUILD)/tpstat.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_rodata.o: $(BUILD)/tpstat.skel.h
+$(BUILD)/tpstat.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_progs.o: \
+		$(BUILD)/tpstat.skel.h
 $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
@@ -192,6 +193,7 @@ TPSTAT_FMT := $(addprefix $(BUILD)/,tpstat_fmt.o tpstat_fmt_table.o tpstat_fmt_b
 $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_specs.o \
 		$(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(TPFIELD) \
 		$(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_view.o $(TPSTAT_FMT) \
+		$(BUILD)/tpstat_progs.o $(BUILD)/tpstat_expand.o \
 		$(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 # cookie-gend --etcd: the claim, reservations and moves (cookie_fleet*.c) over etcd's JSON gateway
 # (etcd.c: libcurl for HTTP, json-c for the bodies; etcd_b64.c: keys and values in base64).
@@ -291,7 +293,7 @@ $(BUILD)/tests/vm/%: tests/vm/%.c | deps
 	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $(filter %.c %.o %.a,$^) $(LDLIBS) -o $@
 
 $(BUILD)/tests/vm/cookie-load: $(BUILD)/libcookie.a
-$(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h
+$(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h $(BUILD)/tpstat_progs.o $(UTIL)
 
 # The guest half of make bench; libuuid linked in statically (the image has no libuuid1).
 $(BUILD)/tests/bench/tpbench: tests/bench/tpbench.c $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h \
@@ -334,6 +336,7 @@ $(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics_textfile.
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
 $(BUILD)/tests/unit/tpfield: $(TPFIELD) $(BUILD)/tests/unit/layout/kernel-layout.o
 $(BUILD)/tests/unit/tpfilter: $(BUILD)/tpfilter.o $(TPFIELD)
+$(BUILD)/tests/unit/tpstat-expand: $(BUILD)/tpstat_expand.o
 $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(BUILD)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(CC) -I$(BUILD) $(DEPFLAGS) -c $< -o $@
@@ -343,7 +346,8 @@ $(BUILD)/tests/unit/stack-usym: $(BUILD)/stack_usym.o
 $(BUILD)/tests/unit/stack-usym: LDLIBS += $(STACKS_LIBS)
 $(BUILD)/tests/unit/stack-fold: $(BUILD)/stack_fold.o $(BUILD)/stack_html.o $(BUILD)/stack_viewer.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-cpus: $(TPSTAT_FMT) $(UTIL)
-$(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(TPFIELD) $(BUILD)/tpfilter.o $(BUILD)/tplist.o \
+$(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(BUILD)/tpstat_expand.o $(TPFIELD) \
+	$(BUILD)/tpfilter.o $(BUILD)/tplist.o \
 	$(BUILD)/tpstat_buckets.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-hist: $(TPSTAT_FMT) $(UTIL)
 

@@ -3,9 +3,12 @@
  * tpstat: exact counts of raw and bare tracepoints.
  *
  * Raw tracepoint programs do not know which tracepoint they are attached to
- * (no attach cookie for raw_tp in 6.1), so there is one program per counted
- * tracepoint, each with its index built in; user space loads only the ones
- * it needs and attaches program i to the i-th tracepoint named.
+ * (no attach cookie for raw_tp in 6.1), so user space (src/tpstat_progs.c) loads one
+ * copy of tpstat_0 or tpstat_hist_0 per counted tracepoint, each with its index patched
+ * in (TPSTAT_IDX_MARK), and attaches copy i to the i-th tracepoint. On 6.10+, where raw_tp
+ * links carry a cookie, tpstat_cookie and tpstat_hcookie are loaded once and
+ * attached to every tracepoint with its index as the cookie. The counters are maps sized
+ * at load for the number of tracepoints.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -19,7 +22,38 @@ const volatile __u32 filter = TPSTAT_FILTER_NONE;
 const volatile __u32 filter_cpus = 0;
 const volatile __u64 cpu_filter[TPSTAT_CPU_WORDS] = {};
 
+/* Set before load: the tracepoints counted, and the counters' stride (tpstat.h). */
+const volatile __u32 ntp = 1;
+const volatile __u32 stride = TPSTAT_LINE;
+
+/* The counts, entry (plane * TPSTAT_NR_SLOTS + slot) * stride + index (see tpstat.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, TPSTAT_NR_SLOTS * TPSTAT_LINE);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+/* Per tracepoint: the CPUs that hit it (struct tpstat_tp), entry index. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tpstat_tp);
+} tp_cpus SEC(".maps");
+
+/* Tracepoint @idx's counter in @slot of @plane, or NULL (an index beyond the map). */
+static __always_inline __u64 *counter(__u32 plane, __u32 slot, __u32 idx)
+{
+	__u32 key = (plane * TPSTAT_NR_SLOTS + slot) * stride + idx;
+
+	return bpf_map_lookup_elem(&counts, &key);
+}
+
 #define TPSTAT_NOW() bpf_ktime_get_ns()
+#define TPSTAT_COUNTER(slot, idx) counter(TPSTAT_PLANE_COUNT, slot, idx)
 #include "bpf/tpstat_count.h"
 #include "bpf/tpstat_hist.h"
 #include "bpf/tpfilter_eval.h"
@@ -57,8 +91,6 @@ struct {
 	__type(value, struct tpstat_by_val);
 } by_counts SEC(".maps");
 
-struct tpstat_slot slots[TPSTAT_NR_SLOTS];
-struct tpstat_tp tps[TPSTAT_MAX_TP];
 
 /* Set before load: --filter, in the order given (see tpstat_abi.h). */
 const volatile __u32 nfilter = 0;
@@ -82,9 +114,6 @@ struct tpstat_lat_stats lat_stats[TPSTAT_MAX_LAT];
 #define TPSTAT_LAT_DELETE(k)	bpf_map_delete_elem(&lat_open, (k))
 #include "bpf/tpstat_latency.h"
 
-/* Events a filter rejected, and events whose filter read failed: slots as the count's. */
-struct tpstat_slot filtered[TPSTAT_NR_SLOTS];
-struct tpstat_slot filter_errors[TPSTAT_NR_SLOTS];
 /*
  * Set by user space on SIGUSR1, for observers (bpftool map dump): the programs never read it.
  * Pausing costs nothing per event: user space subtracts what was counted while paused.
@@ -193,7 +222,7 @@ static __always_inline bool read_field(const volatile struct tpstat_field *f, co
  * The --hist fields of tracepoint @idx: record each value, or count the event as an error
  * when a read fails (never silently short: samples + errors = the count).
  */
-static __always_inline void record_fields(const int idx, const __u64 *args, __u32 cpu)
+static __always_inline void record_fields(__u32 idx, const __u64 *args, __u32 cpu)
 {
 	for (__u32 h = 0; h < TPSTAT_MAX_HIST; h++) {
 		const volatile struct tpstat_field *f = &hist_field[h];
@@ -248,7 +277,7 @@ static __always_inline bool by_key(const volatile struct tpstat_by *by, __u32 i,
  * CPU may have inserted the same key; only when it is still missing (the map is full, or
  * -EBUSY in a nested run) is the event dropped, counted.
  */
-static __always_inline void record_keys(const int idx, const __u64 *args, __u32 cpu)
+static __always_inline void record_keys(__u32 idx, const __u64 *args, __u32 cpu)
 {
 	for (__u32 b = 0; b < TPSTAT_MAX_BY; b++) {
 		const volatile struct tpstat_by *by = &by_spec[b];
@@ -263,7 +292,7 @@ static __always_inline void record_keys(const int idx, const __u64 *args, __u32 
 			continue;
 		/*
 		 * TP:cpu alone: the count already has it. A CPU below TPSTAT_SLOTS owns its
-		 * slot, and slots[cpu].count[idx] is this key's count (user space reads it there).
+		 * slot, and its count in that slot is this key's count (user space reads it there).
 		 */
 		if (by->nkeys == 1 && by->kind[0] == TPSTAT_KEY_CPU && !by->value &&
 		    cpu < TPSTAT_SLOTS)
@@ -319,7 +348,7 @@ static __always_inline bool lat_key(const volatile struct tpstat_lat_side *side,
  * the histogram, then a START stores the time under its key (in this order, so that one
  * tracepoint can end one key and start another: sched_switch's next and prev).
  */
-static __always_inline void record_latency(const int idx, const __u64 *args, __u32 cpu)
+static __always_inline void record_latency(__u32 idx, const __u64 *args, __u32 cpu)
 {
 	__u64 now = bpf_ktime_get_ns();
 
@@ -360,32 +389,33 @@ static __always_inline bool cpu_wanted(__u32 cpu)
 }
 
 /* Count one event of tracepoint @idx on @cpu if it is wanted; true when it was. */
-static __always_inline bool count_tp(const int idx, __u32 cpu)
+static __always_inline bool count_tp(__u32 idx, __u32 cpu)
 {
+	struct tpstat_tp *tp;
+
 	if (!cpu_wanted(cpu) || !wanted())
 		return false;
-	tpstat_count(slots, &tps[idx], idx, cpu);
+	tp = bpf_map_lookup_elem(&tp_cpus, &idx);
+	if (tp)
+		tpstat_count(tp, idx, cpu);
 	return true;
 }
 
-/* One in @cpu's slot of @s (filtered[] or filter_errors[]) for tracepoint @idx. */
-static __always_inline void count_slot(struct tpstat_slot *s, const int idx, __u32 cpu)
+/* One in @cpu's slot of @plane (filtered or filter errors) for tracepoint @idx. */
+static __always_inline void count_slot(__u32 plane, __u32 idx, __u32 cpu)
 {
-	__u32 own = cpu;
+	__u64 *c = counter(plane, cpu < TPSTAT_SLOTS ? cpu :
+			   TPSTAT_SLOTS + (cpu & (TPSTAT_SHARED_SLOTS - 1)), idx);
 
-	if (cpu < TPSTAT_SLOTS) {
-		asm volatile("" : "+r"(own));	/* keep the mask: see tpstat_count() */
-		atomic_add(&s[own & (TPSTAT_SLOTS - 1)].count[idx], 1);
-	} else {
-		atomic_add(&s[TPSTAT_SLOTS + (cpu & (TPSTAT_SHARED_SLOTS - 1))].count[idx], 1);
-	}
+	if (c)
+		atomic_add(c, 1);
 }
 
 /*
  * The --filter of tracepoint @idx, in the order given: 1 when the event passes them all, 0
  * when one rejects it, -1 when a read failed (the event is neither in nor out: an error).
  */
-static __always_inline int filter_event(const int idx, const __u64 *args, __u32 cpu)
+static __always_inline int filter_event(__u32 idx, const __u64 *args, __u32 cpu)
 {
 	for (__u32 i = 0; i < TPSTAT_MAX_FILTER; i++) {
 		const volatile struct tpstat_filter_spec *f = &filter_spec[i];
@@ -427,55 +457,101 @@ static __always_inline int filter_event(const int idx, const __u64 *args, __u32 
  * counted as filtered or as a filter error. Without --filter (nfilter is frozen rodata)
  * the verifier removes the filtering, and this is count_tp().
  */
-static __always_inline bool count_filtered_tp(const int idx, const __u64 *args, __u32 cpu)
+static __always_inline bool count_filtered_tp(__u32 idx, const __u64 *args, __u32 cpu)
 {
+	struct tpstat_tp *tp;
 	int pass;
 
 	if (!cpu_wanted(cpu) || !wanted())
 		return false;
 	pass = nfilter ? filter_event(idx, args, cpu) : 1;
 	if (pass <= 0) {
-		count_slot(pass ? filter_errors : filtered, idx, cpu);
+		count_slot(pass ? TPSTAT_PLANE_FILTER_ERRORS : TPSTAT_PLANE_FILTERED, idx, cpu);
 		return false;
 	}
-	tpstat_count(slots, &tps[idx], idx, cpu);
+	tp = bpf_map_lookup_elem(&tp_cpus, &idx);
+	if (tp)
+		tpstat_count(tp, idx, cpu);
 	return true;
 }
 
 /*
- * tpstat_N counts tracepoint N; tpstat_hist_N also applies its --filter and records its
- * --hist fields and --by keys, in the same run, so that they add up to the count and the
- * recursion misses are the same.
+ * The index patched into this copy of the program (TPSTAT_IDX_MARK in tpstat.h): an
+ * ld_imm64 the verifier sees as a constant, so that it drops the other tracepoints'
+ * --hist, --by, --filter and --latency code as it did when each index had its own program.
  */
-#define TPSTAT_PROG(i)				\
-SEC("raw_tp")					\
-int tpstat_##i(void *ctx)			\
-{						\
-	count_tp(i, bpf_get_smp_processor_id());	\
-	return 0;				\
-}						\
-SEC("raw_tp")					\
-int tpstat_hist_##i(void *ctx)			\
-{						\
-	__u32 cpu = bpf_get_smp_processor_id();	\
-						\
-	if (count_filtered_tp(i, ctx, cpu)) {	\
-		record_fields(i, ctx, cpu);	\
-		record_keys(i, ctx, cpu);	\
-		if (nlat)			\
-			record_latency(i, ctx, cpu);	\
-	}					\
-	return 0;				\
+static __always_inline __u32 marked_idx(void)
+{
+	__u64 v;
+
+	asm volatile("%[v] = 0x7470737400000000 ll" : [v] "=r"(v));
+	return (__u32)v;
 }
 
-TPSTAT_PROG(0)  TPSTAT_PROG(1)  TPSTAT_PROG(2)  TPSTAT_PROG(3)
-TPSTAT_PROG(4)  TPSTAT_PROG(5)  TPSTAT_PROG(6)  TPSTAT_PROG(7)
-TPSTAT_PROG(8)  TPSTAT_PROG(9)  TPSTAT_PROG(10) TPSTAT_PROG(11)
-TPSTAT_PROG(12) TPSTAT_PROG(13) TPSTAT_PROG(14) TPSTAT_PROG(15)
-TPSTAT_PROG(16) TPSTAT_PROG(17) TPSTAT_PROG(18) TPSTAT_PROG(19)
-TPSTAT_PROG(20) TPSTAT_PROG(21) TPSTAT_PROG(22) TPSTAT_PROG(23)
-TPSTAT_PROG(24) TPSTAT_PROG(25) TPSTAT_PROG(26) TPSTAT_PROG(27)
-TPSTAT_PROG(28) TPSTAT_PROG(29) TPSTAT_PROG(30) TPSTAT_PROG(31)
+/* The index this link was attached with (6.10+), or ntp when it is none of ours. */
+static __always_inline __u32 cookie_idx(void *ctx)
+{
+	__u64 c = bpf_get_attach_cookie(ctx);
+
+	return c < ntp ? (__u32)c : ntp;
+}
+
+/* Count tracepoint @idx: the program of a plain count. */
+static __always_inline void count_prog(__u32 idx)
+{
+	count_tp(idx, bpf_get_smp_processor_id());
+}
+
+/*
+ * The program with --hist, --by, --filter or --latency: it also applies the tracepoint's
+ * --filter and records its --hist fields and --by keys, in the same run, so that they add
+ * up to the count and the recursion misses are the same.
+ */
+static __always_inline void hist_prog(__u32 idx, void *ctx)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (count_filtered_tp(idx, ctx, cpu)) {
+		record_fields(idx, ctx, cpu);
+		record_keys(idx, ctx, cpu);
+		if (nlat)
+			record_latency(idx, ctx, cpu);
+	}
+}
+
+SEC("raw_tp")
+int tpstat_0(void *ctx)
+{
+	count_prog(marked_idx());
+	return 0;
+}
+
+SEC("raw_tp")
+int tpstat_hist_0(void *ctx)
+{
+	hist_prog(marked_idx(), ctx);
+	return 0;
+}
+
+SEC("raw_tp")
+int tpstat_cookie(void *ctx)
+{
+	__u32 idx = cookie_idx(ctx);
+
+	if (idx < ntp)
+		count_prog(idx);
+	return 0;
+}
+
+SEC("raw_tp")
+int tpstat_hcookie(void *ctx)
+{
+	__u32 idx = cookie_idx(ctx);
+
+	if (idx < ntp)
+		hist_prog(idx, ctx);
+	return 0;
+}
 
 /*
  * -- CMD: a process forked by one of the tree joins it before it can run, like perf stat's

@@ -3,8 +3,21 @@
 #ifndef __BAREATOM_TPSTAT_ABI_H
 #define __BAREATOM_TPSTAT_ABI_H
 
-/* One BPF program per counted tracepoint, tpstat_0 ... tpstat_31. */
-#define TPSTAT_MAX_TP		32
+/*
+ * Which tracepoint a program run counts (src/tpstat_progs.c loads them): the index patched
+ * into each copy's instructions, an ld_imm64 of TPSTAT_IDX_MARK | index (index 0 as
+ * compiled), or on kernels with a raw_tp attach cookie (6.10+) the link's cookie.
+ */
+#define TPSTAT_IDX_MARK		0x7470737400000000ULL	/* "tpst" in the high word */
+/*
+ * The counters are sized at load for the tracepoints counted: entry
+ * (plane * TPSTAT_NR_SLOTS + slot) * stride + index of the counts map, where stride is
+ * their number rounded up to TPSTAT_LINE, so that no two slots share a cache line.
+ */
+#define TPSTAT_LINE		8	/* counters in a cache line */
+#define TPSTAT_PLANE_COUNT	0	/* the events counted */
+#define TPSTAT_PLANE_FILTERED	1	/* --filter: rejected (planes 1 and 2 only with --filter) */
+#define TPSTAT_PLANE_FILTER_ERRORS	2	/* --filter: reads that failed */
 /* Count slots, one per CPU below TPSTAT_SLOTS. */
 #define TPSTAT_SLOTS		256
 /* Slots shared by the CPUs above (still exact: the adds are atomic). */
@@ -34,11 +47,8 @@ enum tpstat_filter {
  * tracepoint while the program runs), and CPUs >= TPSTAT_SLOTS share the
  * last TPSTAT_SHARED_SLOTS slots.
  */
-struct tpstat_slot {
-	__u64 count[TPSTAT_MAX_TP];
-} __attribute__((aligned(64)));
 
-/* Per tracepoint, written rarely: only the first time a CPU sees it. */
+/* Per tracepoint (the tp_cpus map), written rarely: only the first time a CPU sees it. */
 struct tpstat_tp {
 	__u64 cpus[TPSTAT_CPU_WORDS];	/* set of CPUs that hit it (fetch-or) */
 	__u64 ncpus;			/* bits in cpus, from fetch-or's old value */

@@ -12,6 +12,7 @@
 
 #define TP_NAME_LEN 128
 #define TP_MODULE_LEN 64
+#define TP_SYSTEM_LEN 64
 
 enum tp_kind {
 	TP_KIND_BARE,		/* no tracefs event: only BPF can attach */
@@ -23,6 +24,7 @@ struct tp_info {
 	char name[TP_NAME_LEN];
 	char module[TP_MODULE_LEN];	/* "vmlinux" or the module's name */
 	enum tp_kind kind;
+	char system[TP_SYSTEM_LEN];	/* an event's subsystem (tracefs events/SYSTEM/), or "" */
 };
 
 struct tp_list {

@@ -41,8 +41,7 @@ struct state {
 	const struct tpstat_opts *o;
 	const struct tpstat_specs *specs;
 	struct tpstat_bpf *skel;
-	struct bpf_program *progs[TPSTAT_MAX_TP];	/* each spec's, by slot */
-	struct bpf_link *links[TPSTAT_MAX_TP];
+	struct tpstat_progs progs;	/* each spec's program and link, by slot; the counters */
 	struct bpf_link *task_links[2];	/* fork and free tracking of the targets */
 	struct tpstat_reader rd;
 	struct tpstat_snap snap;	/* the kernel's tables as last read */
@@ -124,13 +123,15 @@ static int pin(struct state *s)
 	if (err)
 		return 1;
 	err = pins_map(&s->pins, s->skel->maps.bss, "counters");
+	if (!err)
+		err = pins_map(&s->pins, s->skel->maps.counts, "counts");
 	for (int i = 0; !err && i < s->specs->n; i++) {
 		snprintf(name, sizeof(name), "prog_%s", s->specs->tp[i].name);
-		err = pins_prog(&s->pins, s->progs[i], name);
+		err = pins_fd(&s->pins, s->progs.p[i].fd, name);
 		if (err)
 			break;
 		snprintf(name, sizeof(name), "link_%s", s->specs->tp[i].name);
-		err = pins_link(&s->pins, s->links[i], name);
+		err = pins_fd(&s->pins, s->progs.p[i].link, name);
 	}
 	return err ? 1 : 0;
 }
@@ -148,10 +149,7 @@ static int pin(struct state *s)
 static void detach_all(struct state *s)
 {
 	unpin(s);	/* a pinned link would keep the program attached */
-	for (int i = 0; i < s->specs->n; i++) {
-		bpf_link__destroy(s->links[i]);
-		s->links[i] = NULL;
-	}
+	tpstat_progs_detach(&s->progs);
 	if (!syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		return;
 	/* nohz_full kernels refuse it: say so rather than claim an exactness we cannot prove. */
@@ -317,22 +315,21 @@ static FILE *open_report(const struct tpstat_opts *o)
 	return f;
 }
 
-/* Load only each spec's program: the one that reads fields when it has any to read. */
-static void choose_programs(struct state *s)
+/*
+ * Each spec's program (tpstat_progs.c): the one that reads fields when it has any to read,
+ * a copy each or one shared, and the counters sized for the specs.
+ */
+static int choose_programs(struct state *s)
 {
-	struct bpf_program *prog;
-	char name[32];
+	bool *hist = calloc(s->specs->n, sizeof(*hist));
+	int status;
 
-	bpf_object__for_each_program(prog, s->skel->obj)
-		bpf_program__set_autoload(prog, false);
-	for (int i = 0; i < s->specs->n; i++) {
-		const struct tp_spec *tp = &s->specs->tp[i];
-
-		snprintf(name, sizeof(name), tp->reads_fields ? "tpstat_hist_%d" : "tpstat_%d",
-			 tp->slot);
-		s->progs[i] = bpf_object__find_program_by_name(s->skel->obj, name);
-		bpf_program__set_autoload(s->progs[i], true);
-	}
+	for (int i = 0; hist && i < s->specs->n; i++)
+		hist[i] = s->specs->tp[i].reads_fields;
+	status = hist ? tpstat_progs_setup(&s->progs, s->skel, s->specs->n, hist,
+					   s->specs->nfilter > 0) : 1;
+	free(hist);
+	return status;
 }
 
 /* Each spec's program to its tracepoint, by name. */
@@ -342,16 +339,15 @@ static int attach(struct state *s)
 		const char *name = s->specs->tp[i].name;
 		int err;
 
-		s->links[i] = bpf_program__attach_raw_tracepoint(s->progs[i], name);
-		if (!s->links[i]) {
-			err = -errno;
+		err = tpstat_progs_attach(&s->progs, i, name);
+		if (err) {
 			fprintf(stderr, "tpstat: cannot attach to %s: %s\n", name,
 				err == -EEXIST ? "this program is already attached there" :
 				util_bpf_load_hint(err));
 			return 1;
 		}
-		s->view.tp[i].prog = bpf_program__name(s->progs[i]);
-		s->view.tp[i].prog_fd = bpf_program__fd(s->progs[i]);
+		s->view.tp[i].prog = s->progs.p[i].name;
+		s->view.tp[i].prog_fd = s->progs.p[i].fd;
 	}
 	return 0;
 }
@@ -393,11 +389,17 @@ int main(int argc, char **argv)
 		status = 1;
 		goto out_list;
 	}
-	s.rd.progs = s.progs;
+	s.rd.progs = &s.progs;
 	s.rd.ncpu = libbpf_num_possible_cpus();
 	if (s.rd.ncpu < 1)
 		s.rd.ncpu = TPSTAT_SLOTS;
 	s.view = (struct tpstat_view){ .specs = &specs, .o = o, .ncpu = s.rd.ncpu };
+	status = tpstat_view_open(&s.view);
+	if (status)
+		goto out_list;
+	status = tpstat_progs_register();
+	if (status)
+		goto out_list;
 
 	/* The specs into the BPF object: a program each, .rodata, the tables' sizes. */
 	s.skel = s.rd.skel = tpstat_bpf__open();
@@ -406,7 +408,9 @@ int main(int argc, char **argv)
 		status = 1;
 		goto out_list;
 	}
-	choose_programs(&s);
+	status = choose_programs(&s);
+	if (status)
+		goto out;
 	s.tree = tpstat_choose_target(o, s.skel, s.target, sizeof(s.target));
 	tpstat_rodata(&specs, s.skel, s.rd.ncpu);
 	err = tpstat_bpf__load(s.skel);
@@ -415,7 +419,9 @@ int main(int argc, char **argv)
 		status = util_bpf_exit_status(err);
 		goto out;
 	}
-	status = tpstat_set_targets(o, s.skel, s.task_links);
+	status = tpstat_progs_load(&s.progs);
+	if (!status)
+		status = tpstat_set_targets(o, s.skel, s.task_links);
 	/* Before the first event: min and max start at the far ends of the type. */
 	if (!status)
 		status = tpstat_read_open(&s.rd, &s.snap);
@@ -435,13 +441,17 @@ int main(int argc, char **argv)
 	}
 out:
 	unpin(&s);
-	for (int i = 0; i < specs.n; i++)
-		bpf_link__destroy(s.links[i]);
+	if (s.progs.p && tpstat_progs_shared_missed(&s.progs))
+		fprintf(stderr, "tpstat: %llu hits were missed by a program shared by several "
+			"tracepoints (the attach cookie), so not shown by tracepoint\n",
+			(unsigned long long)tpstat_progs_shared_missed(&s.progs));
+	tpstat_progs_close(&s.progs);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(s.task_links[i]);
 	tpstat_bpf__destroy(s.skel);
 out_list:
 	tpstat_read_close(&s.rd, &s.snap);
+	tpstat_view_close(&s.view);
 	tplist_free(&l);
 	if (s.out && s.out != stdout && s.out != stderr && fclose(s.out)) {
 		fprintf(stderr, "tpstat: cannot write the report to '%s': %s\n", o->output,

@@ -23,6 +23,17 @@ static struct {
 	__u8 values[BATCH];
 } mx;
 
+/* A program's run time and count (all zero when the kernel will not say). */
+static struct bpf_prog_info prog_info(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		memset(&info, 0, sizeof(info));
+	return info;
+}
+
 static bool bpf_stats_enabled(void)
 {
 	FILE *f = fopen(BPF_STATS_SYSCTL, "r");
@@ -380,27 +391,19 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_report *v)
 	by_family(m, v, "bareatom_tracepoint_keys_shown", METRICS_GAUGE,
 		  "The cardinality cap: keys exported as series (--top).", BY_SHOWN);
 	if (bpf_stats_enabled()) {
-		struct bpf_prog_info info[TPSTAT_MAX_TP];
-
-		for (int i = 0; i < v->n; i++) {
-			__u32 len = sizeof(info[i]);
-
-			memset(&info[i], 0, sizeof(info[i]));
-			bpf_obj_get_info_by_fd(v->rows[i].prog_fd, &info[i], &len);
-		}
 		metrics_family(m, "bareatom_bpf_run_seconds", METRICS_COUNTER, "seconds",
 			       "Time spent in the BPF program while kernel.bpf_stats_enabled was on.");
 		for (int i = 0; i < v->n; i++) {
 			l[0] = (struct metrics_label){ "program", v->rows[i].prog };
 			l[1] = (struct metrics_label){ "tracepoint", v->rows[i].name };
-			metrics_double(m, l, 2, info[i].run_time_ns / 1e9);
+			metrics_double(m, l, 2, prog_info(v->rows[i].prog_fd).run_time_ns / 1e9);
 		}
 		metrics_family(m, "bareatom_bpf_runs", METRICS_COUNTER, NULL,
 			       "Runs of the BPF program while kernel.bpf_stats_enabled was on.");
 		for (int i = 0; i < v->n; i++) {
 			l[0] = (struct metrics_label){ "program", v->rows[i].prog };
 			l[1] = (struct metrics_label){ "tracepoint", v->rows[i].name };
-			metrics_u64(m, l, 2, info[i].run_cnt);
+			metrics_u64(m, l, 2, prog_info(v->rows[i].prog_fd).run_cnt);
 		}
 	}
 	entries = v->targets_fd >= 0 ? map_entries(v->targets_fd) : -1;

@@ -30,6 +30,11 @@ int tpstat_read_open(struct tpstat_reader *rd, struct tpstat_snap *snap)
 	const struct tpstat_specs *sp = rd->specs;
 	size_t len = (size_t)rd->ncpu * sp->nhist * sizeof(struct tpstat_hist);
 
+	snap->tp = calloc(sp->n, sizeof(*snap->tp));
+	if (!snap->tp) {
+		fprintf(stderr, "tpstat: out of memory for %d tracepoints\n", sp->n);
+		return 1;
+	}
 	for (int b = 0; b < sp->nby; b++) {
 		snap->by[b].entries = calloc(TPSTAT_BY_ENTRIES, sizeof(*snap->by[b].entries));
 		if (!snap->by[b].entries) {
@@ -58,6 +63,8 @@ void tpstat_read_close(struct tpstat_reader *rd, struct tpstat_snap *snap)
 {
 	for (int b = 0; b < rd->specs->nby; b++)
 		free(snap->by[b].entries);
+	free(snap->tp);
+	snap->tp = NULL;
 }
 
 /*
@@ -122,41 +129,31 @@ static void count_open(void *arg, const void *keys, const void *vals, __u32 n)
 			snap->lat[k[i].lat].open++;
 }
 
-static __u64 recursion_misses(struct bpf_program *prog)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
-		return 0;
-	return info.recursion_misses;
-}
-
 void tpstat_read_counts(const struct tpstat_reader *rd, struct tpstat_snap *snap)
 {
 	const struct tpstat_specs *sp = rd->specs;
+	const struct tpstat_progs *ps = rd->progs;
 	struct tpstat_bpf__bss *bss = rd->skel->bss;
 
+	/* The mapped counts map (tpstat_progs.h), slot by slot as the CPUs write them. */
 	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
 		for (int i = 0; i < sp->n; i++)
-			snap->tp[i].c.slot[slot] = __atomic_load_n(&bss->slots[slot].count[i],
-								   __ATOMIC_RELAXED);
+			snap->tp[i].c.slot[slot] = tpstat_progs_count(ps, TPSTAT_PLANE_COUNT, slot, i);
 	for (int i = 0; i < sp->n; i++) {
 		struct tpstat_tp_read *t = &snap->tp[i];
-		__u64 first = __atomic_load_n(&bss->tps[i].first_cpu, __ATOMIC_RELAXED);
+		const struct tpstat_tp *kt = &ps->tps[i];
+		__u64 first = __atomic_load_n(&kt->first_cpu, __ATOMIC_RELAXED);
 
-		t->c.missed = recursion_misses(rd->progs[i]);
+		t->c.missed = tpstat_progs_missed(ps, i);
 		t->c.filtered = t->c.filter_errors = 0;
 		for (int slot = 0; sp->tp[i].nfilters && slot < TPSTAT_NR_SLOTS; slot++) {
-			t->c.filtered += __atomic_load_n(&bss->filtered[slot].count[i],
-							 __ATOMIC_RELAXED);
-			t->c.filter_errors += __atomic_load_n(&bss->filter_errors[slot].count[i],
-							      __ATOMIC_RELAXED);
+			t->c.filtered += tpstat_progs_count(ps, TPSTAT_PLANE_FILTERED, slot, i);
+			t->c.filter_errors += tpstat_progs_count(ps, TPSTAT_PLANE_FILTER_ERRORS, slot, i);
 		}
 		for (int w = 0; w < TPSTAT_CPU_WORDS; w++)
-			t->cpus[w] = __atomic_load_n(&bss->tps[i].cpus[w], __ATOMIC_RELAXED);
+			t->cpus[w] = __atomic_load_n(&kt->cpus[w], __ATOMIC_RELAXED);
 		t->first_cpu = first ? (int)(first - 1) : -1;
-		t->cpus_beyond = __atomic_load_n(&bss->tps[i].cpus_beyond, __ATOMIC_RELAXED);
+		t->cpus_beyond = __atomic_load_n(&kt->cpus_beyond, __ATOMIC_RELAXED);
 	}
 	/* Each --hist as the sum of its copies, one per CPU. */
 	for (int h = 0; h < sp->nhist; h++) {

@@ -9,14 +9,14 @@
 
 #include "src/tpstat_snap.h"
 #include "src/tpstat_specs.h"
+#include "src/tpstat_progs.h"
 
 struct tpstat_bpf;
-struct bpf_program;
 
 struct tpstat_reader {
 	struct tpstat_bpf *skel;
 	const struct tpstat_specs *specs;
-	struct bpf_program *const *progs;	/* each spec's program, by slot */
+	const struct tpstat_progs *progs;	/* the programs and counters, by slot */
 	int ncpu;				/* possible CPUs */
 	struct tpstat_hist *hist_cpu;		/* --hist's per-CPU copies, mapped */
 };

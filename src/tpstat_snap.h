@@ -43,7 +43,7 @@ struct tpstat_lat_read {
 };
 
 struct tpstat_snap {
-	struct tpstat_tp_read tp[TPSTAT_MAX_TP];	/* by slot */
+	struct tpstat_tp_read *tp;	/* by slot, one per spec (tpstat_read_open()) */
 	struct tpstat_hist hist[TPSTAT_MAX_HIST];	/* by the specs' hist[] */
 	struct tpstat_by_read by[TPSTAT_MAX_BY];	/* read by tpstat_read_keys() only */
 	struct tpstat_lat_read lat[TPSTAT_MAX_LAT];

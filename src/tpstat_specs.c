@@ -10,6 +10,29 @@
 #include <unistd.h>
 #include "src/cli.h"
 #include "src/tpstat_specs.h"
+#include "src/tpstat_expand.h"
+
+/*
+ * Room for @n specs. Specs move when it grows: only before tpstat_specs_group() gives the
+ * items pointers to them (it makes room for all first).
+ */
+static void reserve(struct tpstat_specs *s, int n)
+{
+	struct tp_spec *tp;
+	int cap = s->cap ? s->cap : 64;
+
+	if (n <= s->cap)
+		return;
+	while (cap < n)
+		cap *= 2;
+	tp = realloc(s->tp, (size_t)cap * sizeof(*tp));
+	if (!tp) {
+		fprintf(stderr, "tpstat: out of memory for %d tracepoints\n", n);
+		exit(1);
+	}
+	s->tp = tp;
+	s->cap = cap;
+}
 
 /* The spec named @name, or a new one after the others. */
 static struct tp_spec *spec_of(struct tpstat_specs *s, const char *name)
@@ -17,16 +40,13 @@ static struct tp_spec *spec_of(struct tpstat_specs *s, const char *name)
 	for (int i = 0; i < s->n; i++)
 		if (!strcmp(s->tp[i].name, name))
 			return &s->tp[i];
-	if (s->n == TPSTAT_MAX_TP)
-		cli_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
+	reserve(s, s->n + 1);
 	s->tp[s->n] = (struct tp_spec){ .name = name, .slot = s->n };
 	return &s->tp[s->n++];
 }
 
 void tpstat_spec_name(struct tpstat_specs *s, char *name)
 {
-	if (s->n == TPSTAT_MAX_TP)
-		cli_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
 	for (int i = 0; i < s->n; i++)
 		if (!strcmp(s->tp[i].name, name))
 			cli_usage_error("tpstat", "tracepoint '%s' is named twice", name);
@@ -248,29 +268,39 @@ void tpstat_specs_once(const struct tpstat_specs *s)
 						s->lat[l].key[1]);
 }
 
+/* An item's tracepoint: one, never a pattern (tpstat_expand.h), and its spec. */
+static struct tp_spec *item_spec(struct tpstat_specs *s, const char *name)
+{
+	if (tpstat_is_pattern(name))
+		cli_usage_error("tpstat", "'%s' is a pattern: an option names one tracepoint", name);
+	return spec_of(s, name);
+}
+
 void tpstat_specs_group(struct tpstat_specs *s)
 {
+	/* Room for every item's TP: no spec moves once an item points to it. */
+	reserve(s, s->n + s->nhist + s->nby + s->nfilter + 2 * s->nlat);
 	for (int h = 0; h < s->nhist; h++) {
-		struct tp_spec *tp = s->hist[h].tp = spec_of(s, s->hist[h].tp_name);
+		struct tp_spec *tp = s->hist[h].tp = item_spec(s, s->hist[h].tp_name);
 
 		tp->hists[tp->nhists++] = &s->hist[h];
 		tp->reads_fields = true;
 	}
 	for (int b = 0; b < s->nby; b++) {
-		struct tp_spec *tp = s->by[b].tp = spec_of(s, s->by[b].tp_name);
+		struct tp_spec *tp = s->by[b].tp = item_spec(s, s->by[b].tp_name);
 
 		tp->bys[tp->nbys++] = &s->by[b];
 		tp->reads_fields = true;
 	}
 	for (int k = 0; k < s->nfilter; k++) {
-		struct tp_spec *tp = s->filter[k].tp = spec_of(s, s->filter[k].tp_name);
+		struct tp_spec *tp = s->filter[k].tp = item_spec(s, s->filter[k].tp_name);
 
 		tp->filters[tp->nfilters++] = &s->filter[k];
 		tp->reads_fields = true;
 	}
 	for (int l = 0; l < s->nlat; l++) {
 		for (int side = 0; side < 2; side++) {
-			s->lat[l].tp[side] = spec_of(s, s->lat[l].tp_name[side]);
+			s->lat[l].tp[side] = item_spec(s, s->lat[l].tp_name[side]);
 			s->lat[l].tp[side]->reads_fields = true;
 		}
 		s->lat[l].tp[1]->lats[s->lat[l].tp[1]->nlats++] = &s->lat[l];
@@ -299,14 +329,82 @@ static bool is_program(const char *name)
 	return false;
 }
 
+/* Item @p's spec, in @old, as its place in the specs @tp made from @x. */
+#define MOVED(p, old, tp, x) ((p) = &(tp)[(x)->at[(p) - (old)]])
+
+/*
+ * The names' patterns replaced with a spec for each tracepoint they match (tpstat_expand.h),
+ * at their place; a tracepoint named again keeps its first place, and a named one's items
+ * move with it. Then each spec's slot is its place. Returns 0, or one line and EXIT_USAGE
+ * (a pattern that matches nothing) or 1.
+ */
+static int expand(struct tpstat_specs *s, const struct tp_list *l)
+{
+	char **names = calloc(s->n ? s->n : 1, sizeof(*names));
+	struct tpstat_expansion x;
+	struct tp_spec *tp = NULL;
+	int err = TPX_NOMEM;
+
+	for (int i = 0; names && i < s->n; i++)
+		names[i] = (char *)s->tp[i].name;
+	if (names)
+		err = tpstat_expand(l, names, s->n, &x);
+	if (err == TPX_NO_MATCH)
+		fprintf(stderr, "tpstat: no tracepoint matches '%s' (tpstat -l lists them)\n",
+			names[x.bad]);
+	else if (err == TPX_NO_TRACEFS)
+		fprintf(stderr, "tpstat: '%s': cannot tell the subsystems of trace events without "
+			"tracefs (mount -t tracefs nodev /sys/kernel/tracing)\n", names[x.bad]);
+	if (!err)
+		tp = calloc(x.n ? x.n : 1, sizeof(*tp));
+	if (!err && !tp)
+		err = TPX_NOMEM;
+	if (err == TPX_NOMEM)
+		fprintf(stderr, "tpstat: out of memory expanding the tracepoint names\n");
+	free(names);
+	if (err) {
+		if (names)
+			tpstat_expansion_free(&x);
+		return err == TPX_NOMEM ? 1 : EXIT_USAGE;
+	}
+	for (int k = 0; k < x.n; k++)
+		tp[k] = (struct tp_spec){ .name = x.names[k], .info = x.tps[k] };
+	for (int i = 0; i < s->n; i++)
+		if (!tpstat_is_pattern(s->tp[i].name)) {
+			const struct tp_info *info = tp[x.at[i]].info;
+
+			tp[x.at[i]] = s->tp[i];
+			tp[x.at[i]].info = info;
+		}
+	for (int k = 0; k < x.n; k++)
+		tp[k].slot = k;
+	for (int h = 0; h < s->nhist; h++)
+		MOVED(s->hist[h].tp, s->tp, tp, &x);
+	for (int b = 0; b < s->nby; b++)
+		MOVED(s->by[b].tp, s->tp, tp, &x);
+	for (int k = 0; k < s->nfilter; k++)
+		MOVED(s->filter[k].tp, s->tp, tp, &x);
+	for (int k = 0; k < s->nlat; k++)
+		for (int side = 0; side < 2; side++)
+			MOVED(s->lat[k].tp[side], s->tp, tp, &x);
+	free(s->tp);
+	s->tp = tp;
+	s->n = s->cap = x.n;
+	tpstat_expansion_free(&x);
+	return 0;
+}
+
 int tpstat_specs_resolve(struct tpstat_specs *s, const struct tp_list *l, bool command)
 {
+	int status = expand(s, l);
+
+	if (status)
+		return status;
 	for (int i = 0; i < s->n; i++) {
 		const char *name = s->tp[i].name, *sugg[3];
 		char module[TP_MODULE_LEN];
 		int ns;
 
-		s->tp[i].info = tplist_find(l, name);
 		if (s->tp[i].info)
 			continue;
 		if (tplist_find_unloaded(name, module, sizeof(module))) {

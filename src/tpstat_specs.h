@@ -86,8 +86,8 @@ struct tp_spec {
 };
 
 struct tpstat_specs {
-	int n;
-	struct tp_spec tp[TPSTAT_MAX_TP];	/* tp[i].slot == i */
+	int n, cap;
+	struct tp_spec *tp;		/* n of them, any number; tp[i].slot == i */
 	int nhist;
 	struct tp_hist hist[TPSTAT_MAX_HIST];
 	int nby;
@@ -120,8 +120,11 @@ void tpstat_specs_once(const struct tpstat_specs *s);
 void tpstat_specs_group(struct tpstat_specs *s);
 
 /*
- * Each spec's tracepoint from the kernel's list @l; for the first that does not exist, one
- * line (a module to load, the closest names, or the '--' a @command forgot) and EXIT_USAGE.
+ * Each spec's tracepoint from the kernel's list @l, after the specs of patterns ('sched:*',
+ * 'pelt_*') are replaced with one per tracepoint they match (tpstat_expand.h; the items
+ * follow their specs to their new places); for the first name that does not exist, or a
+ * pattern that matches nothing, one line (a module to load, the closest names, or the '--'
+ * a @command forgot) and EXIT_USAGE.
  */
 int tpstat_specs_resolve(struct tpstat_specs *s, const struct tp_list *l, bool command);
 

@@ -6,6 +6,24 @@
 #include "src/tpstat_buckets.h"
 #include "src/tpstat_view.h"
 
+int tpstat_view_open(struct tpstat_view *v)
+{
+	v->tp = calloc(v->specs->n, sizeof(*v->tp));
+	v->rows = calloc(v->specs->n, sizeof(*v->rows));
+	if (v->tp && v->rows)
+		return 0;
+	fprintf(stderr, "tpstat: out of memory for %d tracepoints\n", v->specs->n);
+	return 1;
+}
+
+void tpstat_view_close(struct tpstat_view *v)
+{
+	free(v->tp);
+	free(v->rows);
+	v->tp = NULL;
+	v->rows = NULL;
+}
+
 /* c = a - b, slot by slot */
 static void sub_counts(struct tp_counts *c, const struct tp_counts *a, const struct tp_counts *b)
 {

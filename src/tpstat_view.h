@@ -48,13 +48,17 @@ struct tpstat_view {
 	const struct tpstat_opts *o;
 	int ncpu;			/* possible CPUs */
 	bool paused;
-	struct tpstat_tp_view tp[TPSTAT_MAX_TP];	/* by slot */
+	struct tpstat_tp_view *tp;	/* by slot, one per spec (tpstat_view_open()) */
 	struct tpstat_hist_view hist[TPSTAT_MAX_HIST];
 	struct tpstat_lat_view lat[TPSTAT_MAX_LAT];
 	double run_secs[MAX_REPEAT];	/* -r: each run's elapsed time */
 	int nruns;
-	struct tpstat_row rows[TPSTAT_MAX_TP];
+	struct tpstat_row *rows;	/* one per spec */
 };
+
+/* Room for @v's specs: 0, or 1 after one line on stderr. tpstat_view_close() frees it. */
+int tpstat_view_open(struct tpstat_view *v);
+void tpstat_view_close(struct tpstat_view *v);
 
 /* What the user sees now of @snap, as read: counted minus what was counted while paused. */
 void tpstat_view_update(struct tpstat_view *v, const struct tpstat_snap *snap);

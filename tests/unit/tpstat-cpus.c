@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tpstat-cpus: tpstat's counting step (bpf/tpstat_count.h, the code the BPF programs run)
- * on a model of the .bss, for CPU numbers no test guest has: counts and CPU sets must be
+ * on a model of the counters, for CPU numbers no test guest has: counts and CPU sets must be
  * exact for every CPU up to TPSTAT_MAX_CPUS, whatever the order of the first hits, and
  * CPUs beyond must be counted and flagged, never reported as another CPU. TAP output.
  */
@@ -14,12 +14,17 @@
 #include "src/tpstat_fmt.h"
 #include "tests/unit/test.h"
 
+/* The counts map as the programs see it for 8 tracepoints: one line of 8 per slot. */
+#define NTP TPSTAT_LINE
+static struct tpstat_slot {
+	__u64 count[NTP];
+} slots[TPSTAT_NR_SLOTS];
+static struct tpstat_tp tps[NTP];
+
 static __u64 fake_ns = 1000;
 #define TPSTAT_NOW() (fake_ns++)
+#define TPSTAT_COUNTER(slot, idx) ((slot) < TPSTAT_NR_SLOTS && (idx) < NTP ? &slots[slot].count[idx] : NULL)
 #include "bpf/tpstat_count.h"
-
-static struct tpstat_slot slots[TPSTAT_NR_SLOTS];
-static struct tpstat_tp tps[TPSTAT_MAX_TP];
 
 /* The row user space makes of tracepoint @idx, as tpstat's snapshot() does. */
 static struct tpstat_row row_of(int idx)
@@ -70,7 +75,7 @@ static char *table_of(int idx)
 static void hit(int idx, __u32 cpu, int times)
 {
 	while (times--)
-		tpstat_count(slots, &tps[idx], idx, cpu);
+		tpstat_count(&tps[idx], idx, cpu);
 }
 
 int main(void)
