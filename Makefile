@@ -336,7 +336,7 @@ $(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics_textfile.
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
 $(BUILD)/tests/unit/tpfield: $(TPFIELD) $(BUILD)/tests/unit/layout/kernel-layout.o
 $(BUILD)/tests/unit/tpfilter: $(BUILD)/tpfilter.o $(TPFIELD)
-$(BUILD)/tests/unit/tpstat-expand: $(BUILD)/tpstat_expand.o
+$(BUILD)/tests/unit/tpstat-expand: $(BUILD)/tpstat_expand.o $(BUILD)/tplist.o
 $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(BUILD)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(CC) -I$(BUILD) $(DEPFLAGS) -c $< -o $@

@@ -166,9 +166,8 @@ const struct tp_info *tplist_find(const struct tp_list *l, const char *name)
 	return NULL;
 }
 
-static int cmp_module_name(const void *a, const void *b)
+int tplist_order(const struct tp_info *x, const struct tp_info *y)
 {
-	const struct tp_info *x = a, *y = b;
 	int xv = !strcmp(x->module, "vmlinux"), yv = !strcmp(y->module, "vmlinux");
 
 	if (xv != yv)
@@ -176,6 +175,11 @@ static int cmp_module_name(const void *a, const void *b)
 	if (strcmp(x->module, y->module))
 		return strcmp(x->module, y->module);
 	return strcmp(x->name, y->name);
+}
+
+static int cmp_module_name(const void *a, const void *b)
+{
+	return tplist_order(a, b);
 }
 
 void tplist_sort(struct tp_list *l)

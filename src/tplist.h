@@ -39,8 +39,9 @@ struct tp_list {
 int tplist_load(struct tp_list *l);
 void tplist_free(struct tp_list *l);
 const struct tp_info *tplist_find(const struct tp_list *l, const char *name);
-/* Sort by module (vmlinux first), then name. */
+/* Sort by module (vmlinux first), then name; tplist_order() compares two as the sort does. */
 void tplist_sort(struct tp_list *l);
+int tplist_order(const struct tp_info *x, const struct tp_info *y);
 
 /* Up to @max names closest to @name (edit distance), closest first. Returns the count. */
 int tplist_suggest(const struct tp_list *l, const char *name, const char **out, int max);

@@ -12,17 +12,10 @@ bool tpstat_is_pattern(const char *name)
 }
 
 /* vmlinux's tracepoints first, then each module's, each by name: tpstat -l's order. */
+/* tplist's order (vmlinux first, then by module and name), over pointers into the list */
 static int cmp_order(const void *a, const void *b)
 {
-	const struct tp_info *x = *(const struct tp_info *const *)a;
-	const struct tp_info *y = *(const struct tp_info *const *)b;
-	int xv = !strcmp(x->module, "vmlinux"), yv = !strcmp(y->module, "vmlinux");
-
-	if (xv != yv)
-		return yv - xv;
-	if (strcmp(x->module, y->module))
-		return strcmp(x->module, y->module);
-	return strcmp(x->name, y->name);
+	return tplist_order(*(const struct tp_info *const *)a, *(const struct tp_info *const *)b);
 }
 
 /* By name, then in cmp_order's order: the first of a name is the one a plain name means. */
