@@ -5,9 +5,8 @@
  * Raw tracepoint programs do not know which tracepoint they are attached to
  * (no attach cookie for raw_tp in 6.1), so user space (src/tpstat_progs.c) loads one
  * copy of tpstat_0 or tpstat_hist_0 per counted tracepoint, each with its index patched
- * in (TPSTAT_IDX_MARK), and attaches copy i to the i-th tracepoint. On 6.10+, where raw_tp
- * links carry a cookie, tpstat_cookie and tpstat_hcookie are loaded once and
- * attached to every tracepoint with its index as the cookie. The counters are maps sized
+ * in (TPSTAT_IDX_MARK), and attaches copy i to the i-th tracepoint, on every kernel (a
+ * copy each keeps each tracepoint's recursion misses apart). The counters are maps sized
  * at load for the number of tracepoints.
  */
 #include "vmlinux.h"
@@ -488,14 +487,6 @@ static __always_inline __u32 marked_idx(void)
 	return (__u32)v;
 }
 
-/* The index this link was attached with (6.10+), or ntp when it is none of ours. */
-static __always_inline __u32 cookie_idx(void *ctx)
-{
-	__u64 c = bpf_get_attach_cookie(ctx);
-
-	return c < ntp ? (__u32)c : ntp;
-}
-
 /* Count tracepoint @idx: the program of a plain count. */
 static __always_inline void count_prog(__u32 idx)
 {
@@ -530,26 +521,6 @@ SEC("raw_tp")
 int tpstat_hist_0(void *ctx)
 {
 	hist_prog(marked_idx(), ctx);
-	return 0;
-}
-
-SEC("raw_tp")
-int tpstat_cookie(void *ctx)
-{
-	__u32 idx = cookie_idx(ctx);
-
-	if (idx < ntp)
-		count_prog(idx);
-	return 0;
-}
-
-SEC("raw_tp")
-int tpstat_hcookie(void *ctx)
-{
-	__u32 idx = cookie_idx(ctx);
-
-	if (idx < ntp)
-		hist_prog(idx, ctx);
 	return 0;
 }
 

@@ -441,10 +441,6 @@ int main(int argc, char **argv)
 	}
 out:
 	unpin(&s);
-	if (s.progs.p && tpstat_progs_shared_missed(&s.progs))
-		fprintf(stderr, "tpstat: %llu hits were missed by a program shared by several "
-			"tracepoints (the attach cookie), so not shown by tracepoint\n",
-			(unsigned long long)tpstat_progs_shared_missed(&s.progs));
 	tpstat_progs_close(&s.progs);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(s.task_links[i]);

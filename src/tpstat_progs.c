@@ -14,11 +14,13 @@
  * object and the kernel's BTF (several MB) and make a .rodata map once per tracepoint; the
  * verification, the part both pay per copy, is the same.
  *
- * On 6.10+ tpstat_cookie (or tpstat_hcookie) is loaded once and attached to every
- * tracepoint with its index as the cookie (BPF_RAW_TRACEPOINT_OPEN's cookie, by system call:
- * Debian bookworm's libbpf 1.1 has no option for it): one verification whatever the count.
- * The kernel's recursion check is per program, so the misses of a shared program cannot be
- * told apart by tracepoint (tpstat_progs_missed()).
+ * The copies are used on every kernel, also on 6.10+, where raw_tp links carry a cookie and
+ * one program could serve every tracepoint: the kernel's recursion check and its count of
+ * misses are per program (__bpf_trace_run()), so a shared program would miss an event of
+ * one tracepoint that arrives while it runs for another, and could not say which
+ * tracepoint missed it: each row's count + missed would no longer be its events. A field
+ * reader shared by tracepoints of different arity is also refused at attach (its highest
+ * context offset is checked against each tracepoint's arguments).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,7 +30,6 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -95,7 +96,7 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 	for (int k = 0; k < 2; k++)
 		if (!strcmp(bpf_program__name(prog), templates[k].prog))
 			t = &templates[k];
-	if (!t || !loading || loading->cookie)
+	if (!t || !loading)
 		return 0;
 	insns = memdup(bpf_program__insns(prog), cnt * sizeof(*insns));
 	at = insns ? find_mark(insns, cnt) : -1;
@@ -134,21 +135,13 @@ int tpstat_progs_register(void)
 	return 0;
 }
 
-/* Does this kernel give raw_tp programs their link's cookie (6.10+)? */
-static bool has_raw_tp_cookie(void)
-{
-	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_get_attach_cookie,
-				       NULL) == 1;
-}
-
 /*
- * Two descriptors per tracepoint (its program and its link, or its link alone when the
- * program is shared) and a few for the rest: raise the soft limit to the hard one when
+ * Two descriptors per tracepoint (its program and its link) and a few for the rest: raise the soft limit to the hard one when
  * that is short, or say which limit stands in the way.
  */
 static int want_fds(const struct tpstat_progs *ps)
 {
-	rlim_t need = (rlim_t)ps->n * (ps->cookie ? 1 : 2) + 64;
+	rlim_t need = (rlim_t)ps->n * 2 + 64;
 	struct rlimit r;
 
 	if (getrlimit(RLIMIT_NOFILE, &r))
@@ -185,7 +178,6 @@ int tpstat_progs_setup(struct tpstat_progs *ps, struct tpstat_bpf *skel, int n, 
 		fprintf(stderr, "tpstat: out of memory for %d tracepoints\n", n);
 		return 1;
 	}
-	ps->cookie = has_raw_tp_cookie();
 	if (want_fds(ps))
 		return 1;
 	templates[0].first = hist[0] ? -1 : 0;
@@ -198,13 +190,9 @@ int tpstat_progs_setup(struct tpstat_progs *ps, struct tpstat_bpf *skel, int n, 
 		const char *name = bpf_program__name(prog);
 
 		if (!strcmp(name, "tpstat_0"))
-			bpf_program__set_autoload(prog, nvariant[0] && !ps->cookie);
+			bpf_program__set_autoload(prog, nvariant[0]);
 		else if (!strcmp(name, "tpstat_hist_0"))
-			bpf_program__set_autoload(prog, nvariant[1] && !ps->cookie);
-		else if (!strcmp(name, "tpstat_cookie"))
-			bpf_program__set_autoload(prog, nvariant[0] && ps->cookie);
-		else if (!strcmp(name, "tpstat_hcookie"))
-			bpf_program__set_autoload(prog, nvariant[1] && ps->cookie);
+			bpf_program__set_autoload(prog, nvariant[1]);
 	}
 	entries = (__u64)ps->planes * TPSTAT_NR_SLOTS * ps->stride;
 	if (entries > UINT32_MAX) {
@@ -216,9 +204,6 @@ int tpstat_progs_setup(struct tpstat_progs *ps, struct tpstat_bpf *skel, int n, 
 	skel->rodata->stride = ps->stride;
 	bpf_map__set_max_entries(skel->maps.counts, (__u32)entries);
 	bpf_map__set_max_entries(skel->maps.tp_cpus, (__u32)n);
-	/* A program shared by several tracepoints: its misses are not one tracepoint's. */
-	for (int i = 0; ps->cookie && i < n; i++)
-		ps->p[i].shared = nvariant[hist[i]] > 1;
 	loading = ps;
 	return 0;
 }
@@ -238,7 +223,7 @@ static size_t page_round(size_t len)
 	return (len + page - 1) / page * page;
 }
 
-/* Load the copy of template @t for tracepoint @i (6.1): its fd, or a negative errno. */
+/* Load the copy of template @t for tracepoint @i: its fd, or a negative errno. */
 static int load_copy(struct template *t, int i, char *name, size_t len)
 {
 	struct bpf_insn *insns = t->insns;
@@ -263,10 +248,7 @@ static int load_copy(struct template *t, int i, char *name, size_t len)
 int tpstat_progs_load(struct tpstat_progs *ps)
 {
 	struct tpstat_bpf *skel = ps->skel;
-	struct bpf_program *shared[2] = {
-		ps->cookie ? skel->progs.tpstat_cookie : skel->progs.tpstat_0,
-		ps->cookie ? skel->progs.tpstat_hcookie : skel->progs.tpstat_hist_0,
-	};
+	struct bpf_program *libbpfs[2] = { skel->progs.tpstat_0, skel->progs.tpstat_hist_0 };
 
 	loading = NULL;
 	for (int i = 0; i < ps->n; i++) {
@@ -274,14 +256,9 @@ int tpstat_progs_load(struct tpstat_progs *ps)
 		struct template *t = &templates[p->hist];
 		int fd;
 
-		if (ps->cookie) {
-			p->fd = bpf_program__fd(shared[p->hist]);
-			snprintf(p->name, sizeof(p->name), "%s", bpf_program__name(shared[p->hist]));
-			continue;
-		}
 		fd = load_copy(t, i, p->name, sizeof(p->name));
 		if (fd == -EALREADY) {
-			p->fd = bpf_program__fd(shared[p->hist]);
+			p->fd = bpf_program__fd(libbpfs[p->hist]);
 			continue;
 		}
 		if (fd < 0) {
@@ -304,38 +281,10 @@ int tpstat_progs_load(struct tpstat_progs *ps)
 	return 0;
 }
 
-/*
- * BPF_RAW_TRACEPOINT_OPEN with a cookie (6.10+): the attribute as the kernel's UAPI has it
- * since then; bookworm's linux/bpf.h stops at prog_fd.
- */
-struct raw_tp_cookie_attr {
-	__u64 name;
-	__u32 prog_fd;
-	__u32 pad;
-	__u64 cookie;
-};
-
-static int raw_tp_open_cookie(const char *name, int prog_fd, __u64 cookie)
-{
-	union {
-		union bpf_attr attr;
-		struct raw_tp_cookie_attr rt;
-	} a;
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.rt.name = (__u64)(unsigned long)name;
-	a.rt.prog_fd = (__u32)prog_fd;
-	a.rt.cookie = cookie;
-	fd = (int)syscall(__NR_bpf, BPF_RAW_TRACEPOINT_OPEN, &a, sizeof(a.rt));
-	return fd < 0 ? -errno : fd;
-}
-
 int tpstat_progs_attach(struct tpstat_progs *ps, int i, const char *name)
 {
 	struct tpstat_prog *p = &ps->p[i];
-	int fd = ps->cookie ? raw_tp_open_cookie(name, p->fd, (__u64)i) :
-		 bpf_raw_tracepoint_open(name, p->fd);
+	int fd = bpf_raw_tracepoint_open(name, p->fd);
 
 	if (fd < 0)
 		return fd < -1 ? fd : -errno;
@@ -364,23 +313,7 @@ static __u64 prog_misses(int fd)
 
 __u64 tpstat_progs_missed(const struct tpstat_progs *ps, int i)
 {
-	return ps->p[i].shared ? 0 : prog_misses(ps->p[i].fd);
-}
-
-__u64 tpstat_progs_shared_missed(const struct tpstat_progs *ps)
-{
-	__u64 sum = 0;
-	int seen[2] = { -1, -1 };
-
-	for (int i = 0; i < ps->n; i++) {
-		const struct tpstat_prog *p = &ps->p[i];
-
-		if (p->shared && seen[p->hist] < 0) {
-			seen[p->hist] = p->fd;
-			sum += prog_misses(p->fd);
-		}
-	}
-	return sum;
+	return prog_misses(ps->p[i].fd);
 }
 
 void tpstat_progs_close(struct tpstat_progs *ps)
@@ -389,8 +322,8 @@ void tpstat_progs_close(struct tpstat_progs *ps)
 	for (int i = 0; ps->p && i < ps->n; i++) {
 		struct template *t = &templates[ps->p[i].hist];
 
-		/* Copies are ours; libbpf closes its own (tracepoint 0's, or the shared one). */
-		if (ps->p[i].fd >= 0 && !ps->cookie && i != t->first)
+		/* Copies are ours; libbpf closes its own (the first of each program). */
+		if (ps->p[i].fd >= 0 && i != t->first)
 			close(ps->p[i].fd);
 	}
 	if (ps->counts)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The programs that count tpstat's tracepoints, any number of them, and the counters they
- * share: one copy of the program per tracepoint with its index patched in (Linux 6.1), or
- * one program attached to every tracepoint with its index as the link's cookie (6.10+).
+ * share: one copy of the program per tracepoint with its index patched in, on every kernel
+ * (so that the kernel counts each tracepoint's recursion misses apart).
  * The counters are maps sized at load for the number of tracepoints, read through mmap.
  */
 #ifndef __BAREATOM_TPSTAT_PROGS_H
@@ -16,11 +16,10 @@ struct tpstat_bpf;
 
 /* The program counting one tracepoint, and its link. */
 struct tpstat_prog {
-	int fd;			/* its program (the cookie path: shared with the others) */
+	int fd;			/* its program */
 	int link;		/* the raw_tp link once attached, or -1 */
 	bool hist;		/* tpstat_hist_*: it reads fields (--hist, --by, --filter, --latency) */
-	bool shared;		/* its program counts other tracepoints too (the cookie path) */
-	char name[16];		/* the program's name: tpstat_IDX, tpstat_hist_IDX, or the shared one */
+	char name[16];		/* the program's name: tpstat_IDX or tpstat_hist_IDX (cut at 15) */
 };
 
 struct tpstat_progs {
@@ -28,7 +27,6 @@ struct tpstat_progs {
 	int n;				/* tracepoints */
 	__u32 stride;			/* n rounded up to TPSTAT_LINE */
 	int planes;			/* 1, or 3 with --filter (tpstat.h) */
-	bool cookie;			/* the attach-cookie path */
 	struct tpstat_prog *p;		/* n */
 	__u64 *counts;			/* the counts map, mapped */
 	struct tpstat_tp *tps;		/* the tp_cpus map, mapped: n */
@@ -40,15 +38,15 @@ int tpstat_progs_register(void);
 
 /*
  * After open, before load: @n tracepoints, @hist[i] whether tracepoint i needs the program
- * that reads fields, @filters whether any has a --filter. Chooses the path (the kernel is
- * probed for the attach cookie), sizes the maps, sets ntp and stride in .rodata.
+ * that reads fields, @filters whether any has a --filter. Sizes the maps, sets ntp and
+ * stride in .rodata.
  * Returns 0, or 1 after one line on stderr.
  */
 int tpstat_progs_setup(struct tpstat_progs *ps, struct tpstat_bpf *skel, int n, const bool *hist,
 		       bool filters);
 
 /*
- * After tpstat_bpf__load(): the copies loaded (6.1) and the counters mapped. Returns 0, or
+ * After tpstat_bpf__load(): the copies loaded and the counters mapped. Returns 0, or
  * the exit status after one line on stderr naming the limit that was reached.
  */
 int tpstat_progs_load(struct tpstat_progs *ps);
@@ -59,12 +57,8 @@ int tpstat_progs_attach(struct tpstat_progs *ps, int i, const char *name);
 /* Detach every tracepoint (links closed); the programs stay. */
 void tpstat_progs_detach(struct tpstat_progs *ps);
 
-/*
- * The recursion misses of tracepoint @i's program: 0 when the program is shared with other
- * tracepoints (the cookie path), whose misses only tpstat_progs_shared_missed() knows.
- */
+/* The recursion misses of tracepoint @i's program (its own copy: its events only). */
 __u64 tpstat_progs_missed(const struct tpstat_progs *ps, int i);
-__u64 tpstat_progs_shared_missed(const struct tpstat_progs *ps);
 
 /* Tracepoint @i's counter in @slot of @plane (TPSTAT_PLANE_*), read once. */
 static inline __u64 tpstat_progs_count(const struct tpstat_progs *ps, int plane, int slot, int i)
