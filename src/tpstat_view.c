@@ -8,11 +8,18 @@
 
 int tpstat_view_open(struct tpstat_view *v)
 {
-	v->tp = calloc(v->specs->n, sizeof(*v->tp));
-	v->rows = calloc(v->specs->n, sizeof(*v->rows));
-	if (v->tp && v->rows)
+	int n = v->specs->n, runs = v->o->repeat > 0 ? (int)v->o->repeat : 1;
+
+	/* Each run's counts for as many runs as -r asks (a command's one run without it). */
+	v->tp = calloc(n, sizeof(*v->tp));
+	v->rows = calloc(n, sizeof(*v->rows));
+	v->run_counts = calloc((size_t)(n ? n : 1) * runs, sizeof(*v->run_counts));
+	if (v->tp && v->rows && v->run_counts) {
+		for (int i = 0; i < n; i++)
+			v->tp[i].runs = &v->run_counts[(size_t)i * runs];
 		return 0;
-	fprintf(stderr, "tpstat: out of memory for %d tracepoints\n", v->specs->n);
+	}
+	fprintf(stderr, "tpstat: out of memory for %d tracepoints\n", n);
 	return 1;
 }
 
@@ -20,8 +27,10 @@ void tpstat_view_close(struct tpstat_view *v)
 {
 	free(v->tp);
 	free(v->rows);
+	free(v->run_counts);
 	v->tp = NULL;
 	v->rows = NULL;
+	v->run_counts = NULL;
 }
 
 /* c = a - b, slot by slot */
@@ -118,6 +127,8 @@ void tpstat_view_toggle(struct tpstat_view *v, const struct tpstat_snap *snap)
 
 void tpstat_view_end_run(struct tpstat_view *v, double secs)
 {
+	if (v->nruns >= (v->o->repeat > 0 ? v->o->repeat : 1))
+		return;		/* every run asked for is in (the caller stops there) */
 	for (int i = 0; i < v->specs->n; i++) {
 		__u64 now = total(&v->tp[i].shown);
 
