@@ -334,6 +334,7 @@ $(BUILD)/tests/unit/metrics-writer-ubsan: tests/unit/metrics-writer.c src/metric
 $(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/runloop.o $(TPSTAT_FMT) $(UTIL)
 $(BUILD)/tests/unit/metrics-export: $(METRICS) $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics_textfile.o $(BUILD)/metrics.o $(UTIL)
+$(BUILD)/tests/unit/http-pool: $(BUILD)/http_serve.o $(BUILD)/metrics.o $(UTIL)
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
 $(BUILD)/tests/unit/tpfield: $(TPFIELD) $(BUILD)/tests/unit/layout/kernel-layout.o
 $(BUILD)/tests/unit/tpfilter: $(BUILD)/tpfilter.o $(TPFIELD)
