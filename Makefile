@@ -194,7 +194,7 @@ $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o 
 		$(BUILD)/tpstat_specs_resolve.o \
 		$(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(TPFIELD) \
 		$(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_view.o $(TPSTAT_FMT) \
-		$(BUILD)/tpstat_progs.o $(BUILD)/tpstat_expand.o \
+		$(BUILD)/tpstat_progs.o $(BUILD)/tpstat_expand.o $(BUILD)/tpstat_guard.o \
 		$(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
 # cookie-gend --etcd: the claim, reservations and moves (cookie_fleet*.c) over etcd's JSON gateway
 # (etcd.c: libcurl for HTTP, json-c for the bodies; etcd_b64.c: keys and values in base64).
@@ -352,6 +352,7 @@ $(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(BUILD)/tpstat_specs_
 	$(BUILD)/tpfilter.o $(BUILD)/tplist.o \
 	$(BUILD)/tpstat_buckets.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-hist: $(TPSTAT_FMT) $(UTIL)
+$(BUILD)/tests/unit/tpstat-guard: $(BUILD)/tpstat_guard.o
 
 # libFuzzer targets: clang with the fuzzer, address and undefined sanitizers. A target is its
 # harness plus the sources it lists below (compiled in, under the sanitizers, not linked

@@ -14,12 +14,21 @@
 #include <bpf/bpf_tracing.h>
 #include "bpf/atomics.h"
 #include "bpf/tpstat_abi.h"
+#include "bpf/tpstat_update.h"
 
 /* Set before load: which events count (enum tpstat_filter). */
 const volatile __u32 filter = TPSTAT_FILTER_NONE;
 /* Set before load: -C, count only on the CPUs of cpu_filter (a bitmap). */
 const volatile __u32 filter_cpus = 0;
 const volatile __u64 cpu_filter[TPSTAT_CPU_WORDS] = {};
+
+/*
+ * Set before load: 1 when the kernel refuses a raw_tp program's nested run on a CPU
+ * (src/tpstat_guard.c), so that memory one program writes on one CPU only is updated with
+ * plain loads and stores (bpf/tpstat_update.h); 0, the atomics everywhere.
+ */
+const volatile __u32 plain_updates = 0;
+#define TPSTAT_PLAIN plain_updates
 
 /* Set before load: the tracepoints counted, and the counters' stride (tpstat.h). */
 const volatile __u32 ntp = 1;
@@ -82,6 +91,20 @@ struct tpstat_hist hists[TPSTAT_MAX_HIST];
 const volatile __u32 nby = 0;
 const volatile struct tpstat_by by_spec[TPSTAT_MAX_BY] = {};
 struct tpstat_by_stats by_stats[TPSTAT_MAX_BY];
+
+/*
+ * Does a key of --by @by name the CPU? Then each of its keys is written on one CPU only, by
+ * the one program of @by's tracepoint. (@by is frozen .rodata: the verifier knows the
+ * answer, and keeps one path.)
+ */
+static __always_inline bool tpstat_by_has_cpu(const volatile struct tpstat_by *by)
+{
+#pragma unroll
+	for (__u32 i = 0; i < TPSTAT_BY_KEYS; i++)
+		if (i < by->nkeys && by->kind[i] == TPSTAT_KEY_CPU)
+			return true;
+	return false;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -227,20 +250,28 @@ static __always_inline void record_fields(__u32 idx, const __u64 *args, __u32 cp
 		const volatile struct tpstat_field *f = &hist_field[h];
 		__u32 key = cpu * nhist + h;
 		struct tpstat_hist *hc;
+		bool own;
 		__u64 v;
 
 		if (h >= nhist)
 			break;
 		if (f->tp != idx)
 			continue;
+		/*
+		 * This CPU's copy is written by this program only (--hist h is of one
+		 * tracepoint, f->tp): plain with TPSTAT_PLAIN. hists[h] is shared by every
+		 * CPU that finds no copy: atomic.
+		 */
 		hc = bpf_map_lookup_elem(&hist_cpu, &key);
+		own = hc && TPSTAT_PLAIN;
 		if (!hc)
 			hc = &hists[h];
 		if (read_field(f, args, &v))
-			tpstat_hist_record(hc, v, f->is_signed,
-					   f->linear ? tpstat_lbucket(v, f) : tpstat_bucket(v, f->is_signed));
+			tpstat_hist_update(hc, v, f->is_signed,
+					   f->linear ? tpstat_lbucket(v, f) : tpstat_bucket(v, f->is_signed),
+					   own);
 		else
-			atomic_add(&hc->errors, 1);
+			own_add(own, &hc->errors, 1);
 	}
 }
 
@@ -282,7 +313,7 @@ static __always_inline void record_keys(__u32 idx, const __u64 *args, __u32 cpu)
 		const volatile struct tpstat_by *by = &by_spec[b];
 		struct tpstat_key key = { .by = b };
 		struct tpstat_by_val *c, nv;
-		bool ok = true;
+		bool ok = true, own;
 		__u64 v = 0;
 
 		if (b >= nby)
@@ -317,9 +348,11 @@ static __always_inline void record_keys(__u32 idx, const __u64 *args, __u32 cpu)
 				continue;
 			}
 		}
-		atomic_add(&c->count, 1);
+		/* A key that names the CPU is only ever written here (tpstat_update.h). */
+		own = TPSTAT_PLAIN && tpstat_by_has_cpu(by);
+		own_add(own, &c->count, 1);
 		if (by->value)
-			tpstat_by_value_add(c, v, by->vfield.is_signed, &by_stats[b]);
+			tpstat_by_value_update(c, v, by->vfield.is_signed, &by_stats[b], own);
 	}
 }
 
@@ -400,14 +433,18 @@ static __always_inline bool count_tp(__u32 idx, __u32 cpu)
 	return true;
 }
 
-/* One in @cpu's slot of @plane (filtered or filter errors) for tracepoint @idx. */
+/*
+ * One in @cpu's slot of @plane (filtered or filter errors) for tracepoint @idx: plain with
+ * TPSTAT_PLAIN in a slot of its own (this program is @idx's only one), atomic in a slot that
+ * CPUs >= TPSTAT_SLOTS share.
+ */
 static __always_inline void count_slot(__u32 plane, __u32 idx, __u32 cpu)
 {
 	__u64 *c = counter(plane, cpu < TPSTAT_SLOTS ? cpu :
 			   TPSTAT_SLOTS + (cpu & (TPSTAT_SHARED_SLOTS - 1)), idx);
 
 	if (c)
-		atomic_add(c, 1);
+		own_add(TPSTAT_PLAIN && cpu < TPSTAT_SLOTS, c, 1);
 }
 
 /*

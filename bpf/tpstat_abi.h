@@ -42,10 +42,10 @@ enum tpstat_filter {
 
 /*
  * Each CPU adds to its own slot, so counting scales with CPUs instead of
- * bouncing one cache line; user space folds the slots. The adds stay atomic
- * because raw tracepoint programs nest on a CPU (an interrupt can fire a
- * tracepoint while the program runs), and CPUs >= TPSTAT_SLOTS share the
- * last TPSTAT_SHARED_SLOTS slots.
+ * bouncing one cache line; user space folds the slots. The adds are plain
+ * where the kernel refuses a program's nested run on a CPU (one program, one
+ * CPU, one writer: bpf/tpstat_update.h) and atomic otherwise; CPUs >=
+ * TPSTAT_SLOTS share the last TPSTAT_SHARED_SLOTS slots, always atomically.
  */
 
 /* Per tracepoint (the tp_cpus map), written rarely: only the first time a CPU sees it. */
@@ -90,7 +90,11 @@ struct tpstat_field {
 	} steps[TPSTAT_FIELD_STEPS];
 };
 
-/* In .bss: updated with atomics only (BPF_ADD per bucket and sum, cmpxchg for min/max). */
+/*
+ * One per CPU (hist_cpu), .bss beyond, and per --latency: plain updates on a CPU's own copy
+ * where the kernel allows (bpf/tpstat_update.h), else BPF_ADD per bucket and sum, cmpxchg
+ * for min/max.
+ */
 struct tpstat_hist {
 	__u64 samples;		/* values recorded: with errors, every counted event */
 	__u64 errors;		/* events whose reads failed (bpf_probe_read_kernel) */

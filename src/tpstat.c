@@ -23,6 +23,7 @@
 #include "src/runloop.h"
 #include "src/tpstat_cli.h"
 #include "src/tpstat_fmt.h"
+#include "src/tpstat_guard.h"
 #include "src/tpstat_metrics.h"
 #include "src/tpstat_names.h"
 #include "src/tpstat_opts.h"
@@ -413,6 +414,7 @@ int main(int argc, char **argv)
 		goto out;
 	s.tree = tpstat_choose_target(o, s.skel, s.target, sizeof(s.target));
 	tpstat_rodata(&specs, s.skel, s.rd.ncpu);
+	s.skel->rodata->plain_updates = tpstat_guard_choose(o->verbose);
 	err = tpstat_bpf__load(s.skel);
 	if (err) {
 		fprintf(stderr, "tpstat: cannot load the BPF programs: %s\n", util_bpf_load_hint(err));
