@@ -30,8 +30,10 @@ struct {
 } lat_table SEC(".maps");
 /*
  * The latencies' histograms, entry cpu * nlat + l, one per possible CPU as hist_cpu's (min
- * and max set up by user space, which sums them); lat_hist[] takes a CPU beyond. Only
- * latency l's END program on that CPU writes entry cpu * nlat + l.
+ * and max set up by user space, which sums them); lat_hist[] takes a CPU beyond, shared.
+ * Only latency l's END program on that CPU writes entry cpu * nlat + l, and it does not
+ * nest on a CPU: tpstat_hist_record()'s updates meet no other writer there (its atomics
+ * are tpstat_hist.h's to keep or make plain; on this entry they are uncontended).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
