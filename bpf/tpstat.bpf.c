@@ -117,25 +117,6 @@ struct {
 /* Set before load: --filter, in the order given (see tpstat_abi.h). */
 const volatile __u32 nfilter = 0;
 const volatile struct tpstat_filter_spec filter_spec[TPSTAT_MAX_FILTER] = {};
-/* Set before load: --latency (lat_open is sized to 1 entry when there is none). */
-const volatile __u32 nlat = 0;
-const volatile struct tpstat_lat_spec lat_spec[TPSTAT_MAX_LAT] = {};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, TPSTAT_LAT_ENTRIES);
-	__type(key, struct tpstat_lat_key);
-	__type(value, struct tpstat_lat_start);
-} lat_open SEC(".maps");
-/* The latencies' histograms (min and max set up by user space) and their accounting. */
-struct tpstat_hist lat_hist[TPSTAT_MAX_LAT];
-struct tpstat_lat_stats lat_stats[TPSTAT_MAX_LAT];
-/* The open STARTs: the map operations bpf/tpstat_latency.h works on. */
-#define TPSTAT_LAT_INSERT(k, v)	bpf_map_update_elem(&lat_open, (k), (v), BPF_NOEXIST)
-#define TPSTAT_LAT_LOOKUP(k)	((struct tpstat_lat_start *)bpf_map_lookup_elem(&lat_open, (k)))
-#define TPSTAT_LAT_DELETE(k)	bpf_map_delete_elem(&lat_open, (k))
-#include "bpf/tpstat_latency.h"
-
 /*
  * Set by user space on SIGUSR1, for observers (bpftool map dump): the programs never read it.
  * Pausing costs nothing per event: user space subtracts what was counted while paused.
@@ -356,56 +337,7 @@ static __always_inline void record_keys(__u32 idx, const __u64 *args, __u32 cpu)
 	}
 }
 
-/* The key of one side of a --latency: true and the key in *@k, or false when a read failed. */
-static __always_inline bool lat_key(const volatile struct tpstat_lat_side *side, const __u64 *args,
-				    __u32 cpu, __u64 *k)
-{
-	switch (side->key) {
-	case TPFILTER_KEY_CPU:
-		*k = cpu;
-		return true;
-	case TPFILTER_KEY_PID:
-		*k = bpf_get_current_pid_tgid() >> 32;
-		return true;
-	case TPFILTER_KEY_CGROUP:
-		*k = bpf_get_current_cgroup_id();
-		return true;
-	default:
-		return read_field(&side->field, args, k);
-	}
-}
-
-/*
- * The --latency sides on tracepoint @idx: an END takes the time since its key's START into
- * the histogram, then a START stores the time under its key (in this order, so that one
- * tracepoint can end one key and start another: sched_switch's next and prev).
- */
-static __always_inline void record_latency(__u32 idx, const __u64 *args, __u32 cpu)
-{
-	__u64 now = bpf_ktime_get_ns();
-
-	for (__u32 l = 0; l < TPSTAT_MAX_LAT; l++) {
-		const volatile struct tpstat_lat_spec *sp = &lat_spec[l];
-		__u64 k, delta;
-
-		if (l >= nlat)
-			break;
-		if (sp->end.field.tp == idx) {
-			if (!lat_key(&sp->end, args, cpu, &k))
-				atomic_add(&lat_stats[l].end_errors, 1);
-			else if (tpstat_lat_end(&lat_stats[l], l, k, now, &delta))
-				tpstat_hist_record(&lat_hist[l], delta, false,
-						   sp->bounds.linear ? tpstat_lbucket(delta, &sp->bounds) :
-						   tpstat_bucket(delta, false));
-		}
-		if (sp->start.field.tp == idx) {
-			if (!lat_key(&sp->start, args, cpu, &k))
-				atomic_add(&lat_stats[l].start_errors, 1);
-			else
-				tpstat_lat_start(&lat_stats[l], l, k, now);
-		}
-	}
-}
+#include "bpf/tpstat_lat_prog.h"
 
 /*
  * -C: is @cpu one of those counted? Frozen rodata again: without -C the verifier removes

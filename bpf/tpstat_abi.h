@@ -132,11 +132,14 @@ struct tpstat_filter_spec {
 
 /*
  * --latency 'START:KEY,END:KEY': the time from START to END of the same key, in a log2
- * histogram of ns; bpf/tpstat_latency.h has the accounting. The open STARTs are in a hash
- * map of TPSTAT_LAT_ENTRIES.
+ * histogram of ns; bpf/tpstat_latency.h has the accounting. The open STARTs of a cpu,cpu
+ * latency are in one word per CPU (lat_cpu), the others' in a table of TPSTAT_LAT_ENTRIES
+ * per latency (lat_table): TPSTAT_LAT_BUCKETS buckets of TPSTAT_LAT_WAYS ways.
  */
 #define TPSTAT_MAX_LAT		4
 #define TPSTAT_LAT_ENTRIES	10240
+#define TPSTAT_LAT_WAYS		4
+#define TPSTAT_LAT_BUCKETS	(TPSTAT_LAT_ENTRIES / TPSTAT_LAT_WAYS)
 
 /* A key of --latency: the kernel's (cpu, pid, cgroup: enum tpfilter_key) or a field. */
 struct tpstat_lat_side {
@@ -151,37 +154,38 @@ struct tpstat_lat_spec {
 	struct tpstat_field bounds;	/* linear: --lhist-style buckets of ns; else log2 */
 };
 
-/* The table's key: which --latency, and the value of its KEY expression. */
-struct tpstat_lat_key {
-	__u32 lat;
-	__u32 pad;
-	__u64 key;
-};
-
 /*
- * An open START (bpf/tpstat_latency.h): its time, or TPSTAT_LAT_CLAIMED while the END that
- * matched it deletes it, or TPSTAT_LAT_FREE when that delete failed (-EBUSY): no START,
- * an entry the next START of its key takes. The key is kept beside the time, so that a
- * program holding an entry that was freed and reused for another key sees so.
+ * A START's time in its home (bpf/tpstat_latency.h): TPSTAT_LAT_EMPTY when there is none,
+ * TPSTAT_LAT_BUSY while a START writes a table way's key; any other value is an open
+ * START's TPSTAT_NOW().
  */
-#define TPSTAT_LAT_CLAIMED	0
-#define TPSTAT_LAT_FREE		1
-struct tpstat_lat_start {
-	__u64 ns;		/* TPSTAT_NOW() at the START (> TPSTAT_LAT_FREE), or the above */
-	__u64 key;		/* the table key's, again */
-	__u32 lat;
-	__u32 pad;
-};
+#define TPSTAT_LAT_EMPTY	0
+#define TPSTAT_LAT_BUSY		1
+
+/* The cpu,cpu home: per CPU (lat_cpu's entry), the open START's time of each latency. */
+struct tpstat_lat_cpu {
+	__u64 ns[TPSTAT_MAX_LAT];
+} __attribute__((aligned(64)));
+
+/* A bucket of the table (lat_table's entry l * TPSTAT_LAT_BUCKETS + bucket): one line. */
+struct tpstat_lat_bucket {
+	__u64 ns[TPSTAT_LAT_WAYS];	/* the ways' times */
+	__u64 key[TPSTAT_LAT_WAYS];	/* their keys: meaningful under a START's time */
+} __attribute__((aligned(64)));
+
+/* Does --latency keyed @start_key,@end_key (enum tpfilter_key) live in lat_cpu? */
+#define TPSTAT_LAT_CPU_HOME(start_key, end_key) \
+	((start_key) == TPFILTER_KEY_CPU && (end_key) == TPFILTER_KEY_CPU)
 
 /* In .bss, per --latency: what is not a sample or an open entry. */
 struct tpstat_lat_stats {
 	__u64 replaced;		/* STARTs whose key was open already */
-	__u64 dropped;		/* STARTs that found no room: the table is full */
+	__u64 dropped;		/* STARTs that found no room: their bucket is full */
 	__u64 no_start;		/* ENDs with no open START for their key */
 	__u64 start_errors;	/* STARTs whose KEY could not be read */
 	__u64 end_errors;	/* ENDs whose KEY could not be read */
-	__u64 start_busy;	/* STARTs the table refused busy (-EBUSY) or that lost every race */
-	__u64 end_busy;		/* ENDs whose key's entry changed under them at every try */
+	__u64 start_busy;	/* STARTs whose way changed under them at every try */
+	__u64 end_busy;		/* ENDs whose key's way changed under them at every try */
 };
 
 /*

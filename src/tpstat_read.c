@@ -11,8 +11,7 @@
 #include "src/tpstat_read.h"
 #include "tpstat.skel.h"	/* after tpstat.h, whose types it names */
 
-/* A histogram before its first value: min and max at the far ends of its type. */
-static void hist_empty(struct tpstat_hist *h, bool sg)
+void tpstat_hist_empty(struct tpstat_hist *h, bool sg)
 {
 	h->min = sg ? (__u64)INT64_MAX : UINT64_MAX;
 	h->max = sg ? (__u64)INT64_MIN : 0;
@@ -42,8 +41,8 @@ int tpstat_read_open(struct tpstat_reader *rd, struct tpstat_snap *snap)
 			return 1;
 		}
 	}
-	for (int l = 0; l < sp->nlat; l++)
-		hist_empty(&rd->skel->bss->lat_hist[l], false);
+	if (tpstat_read_lat_open(rd))
+		return 1;
 	if (!sp->nhist)
 		return 0;
 	rd->hist_cpu = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -55,7 +54,7 @@ int tpstat_read_open(struct tpstat_reader *rd, struct tpstat_snap *snap)
 	}
 	for (int h = 0; h < sp->nhist; h++)
 		for (int cpu = 0; cpu <= rd->ncpu; cpu++)
-			hist_empty(hist_copy(rd, h, cpu), sp->hist[h].field.is_signed);
+			tpstat_hist_empty(hist_copy(rd, h, cpu), sp->hist[h].field.is_signed);
 	return 0;
 }
 
@@ -67,12 +66,7 @@ void tpstat_read_close(struct tpstat_reader *rd, struct tpstat_snap *snap)
 	snap->tp = NULL;
 }
 
-/*
- * The one read of a kernel histogram: @from's counts added into @to, which began empty
- * (hist_empty()). Buckets, errors and the 128-bit sum add up, min and max are the least
- * and greatest; samples is the buckets' sum (the programs keep no separate count of it).
- */
-static void hist_add(struct tpstat_hist *to, const struct tpstat_hist *from, bool sg)
+void tpstat_hist_add(struct tpstat_hist *to, const struct tpstat_hist *from, bool sg)
 {
 	__u64 sum = __atomic_load_n(&from->sum, __ATOMIC_RELAXED);
 	__u64 min = __atomic_load_n(&from->min, __ATOMIC_RELAXED);
@@ -117,23 +111,10 @@ static void read_map(int fd, void *keys, void *vals, __u32 room, const char *wha
 		fprintf(stderr, "tpstat: cannot read the %s table: %s\n", what, strerror(errno));
 }
 
-/* Entries holding a START's time: not one claimed by an END, nor FREE. */
-static void count_open(void *arg, const void *keys, const void *vals, __u32 n)
-{
-	const struct tpstat_lat_key *k = keys;
-	const struct tpstat_lat_start *v = vals;
-	struct tpstat_snap *snap = arg;
-
-	for (__u32 i = 0; i < n; i++)
-		if (k[i].lat < TPSTAT_MAX_LAT && v[i].ns > TPSTAT_LAT_FREE)
-			snap->lat[k[i].lat].open++;
-}
-
 void tpstat_read_counts(const struct tpstat_reader *rd, struct tpstat_snap *snap)
 {
 	const struct tpstat_specs *sp = rd->specs;
 	const struct tpstat_progs *ps = rd->progs;
-	struct tpstat_bpf__bss *bss = rd->skel->bss;
 
 	/* The mapped counts map (tpstat_progs.h), slot by slot as the CPUs write them. */
 	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
@@ -160,32 +141,11 @@ void tpstat_read_counts(const struct tpstat_reader *rd, struct tpstat_snap *snap
 		bool sg = sp->hist[h].field.is_signed;
 
 		memset(&snap->hist[h], 0, sizeof(snap->hist[h]));
-		hist_empty(&snap->hist[h], sg);
+		tpstat_hist_empty(&snap->hist[h], sg);
 		for (int cpu = 0; cpu <= rd->ncpu; cpu++)
-			hist_add(&snap->hist[h], hist_copy(rd, h, cpu), sg);
+			tpstat_hist_add(&snap->hist[h], hist_copy(rd, h, cpu), sg);
 	}
-	/* Each --latency's histogram and accounting from .bss, its open STARTs in the table. */
-	if (!sp->nlat)
-		return;
-	for (int l = 0; l < sp->nlat; l++) {
-		struct tpstat_lat_read *la = &snap->lat[l];
-		const __u64 *st = (const __u64 *)&bss->lat_stats[l];
-		__u64 *to = (__u64 *)&la->st;
-
-		for (size_t k = 0; k < sizeof(la->st) / sizeof(__u64); k++)
-			to[k] = __atomic_load_n(&st[k], __ATOMIC_RELAXED);
-		memset(&la->hist, 0, sizeof(la->hist));
-		hist_empty(&la->hist, false);
-		hist_add(&la->hist, &bss->lat_hist[l], false);
-		la->open = 0;
-	}
-	{
-		static struct tpstat_lat_key keys[256];
-		static struct tpstat_lat_start vals[256];
-
-		read_map(bpf_map__fd(rd->skel->maps.lat_open), keys, vals, 256, "--latency",
-			 count_open, snap);
-	}
+	tpstat_read_lat(rd, snap);
 }
 
 /* The --by table's entries into each --by's, up to TPSTAT_BY_ENTRIES each. */

@@ -24,6 +24,27 @@ static void rodata_field(struct tpstat_field *d, const struct tp_spec *tp, const
 	}
 }
 
+/*
+ * The homes of the latencies' open STARTs (bpf/tpstat_latency.h), each map sized to 1 entry
+ * when no latency uses it: a word per CPU for cpu,cpu ones, TPSTAT_LAT_ENTRIES ways per
+ * latency for the others (entry l * TPSTAT_LAT_BUCKETS + bucket), and a histogram per
+ * latency per possible CPU (tpstat_read_lat.c sums them).
+ */
+static void tpstat_rodata_lat(const struct tpstat_specs *sp, struct tpstat_bpf *skel, int ncpu)
+{
+	bool on_cpu = false, in_table = false;
+
+	for (int l = 0; l < sp->nlat; l++) {
+		if (TPSTAT_LAT_CPU_HOME(sp->lat[l].kind[0], sp->lat[l].kind[1]))
+			on_cpu = true;
+		else
+			in_table = true;
+	}
+	bpf_map__set_max_entries(skel->maps.lat_cpu, on_cpu ? ncpu : 1);
+	bpf_map__set_max_entries(skel->maps.lat_table, in_table ? sp->nlat * TPSTAT_LAT_BUCKETS : 1);
+	bpf_map__set_max_entries(skel->maps.lat_hist_cpu, sp->nlat ? sp->nlat * ncpu : 1);
+}
+
 void tpstat_rodata(const struct tpstat_specs *sp, struct tpstat_bpf *skel, int ncpu)
 {
 	struct tpstat_bpf__rodata *ro = skel->rodata;
@@ -58,7 +79,7 @@ void tpstat_rodata(const struct tpstat_specs *sp, struct tpstat_bpf *skel, int n
 			.lmin = lat->range.lmin, .lmax = lat->range.lmax,
 			.lstep = (__u64)lat->range.lstep };
 	}
-	bpf_map__set_max_entries(skel->maps.lat_open, sp->nlat ? TPSTAT_LAT_ENTRIES : 1);
+	tpstat_rodata_lat(sp, skel, ncpu);
 	ro->nfilter = sp->nfilter;
 	for (int k = 0; k < sp->nfilter; k++) {
 		const struct tpfilter *flt = &sp->filter[k].flt;
