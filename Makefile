@@ -196,7 +196,7 @@ $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o 
 		$(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_view.o $(TPSTAT_FMT) \
 		$(BUILD)/tpstat_progs.o $(BUILD)/tpstat_expand.o \
 		$(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o \
-		$(BUILD)/tpstat_stacks.o $(STACKS) $(UTIL)
+		$(BUILD)/tpstat_stacks.o $(BUILD)/tpstat_stack_merge.o $(STACKS) $(UTIL)
 $(BUILD)/tpstat: LDLIBS += $(STACKS_LIBS)
 # cookie-gend --etcd: the claim, reservations and moves (cookie_fleet*.c) over etcd's JSON gateway
 # (etcd.c: libcurl for HTTP, json-c for the bodies; etcd_b64.c: keys and values in base64).
@@ -359,6 +359,7 @@ $(BUILD)/tests/unit/runloop: $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tests/unit/stack-ksym: $(BUILD)/stack_ksym.o
 $(BUILD)/tests/unit/stack-usym: $(BUILD)/stack_usym.o
 $(BUILD)/tests/unit/stack-usym: LDLIBS += $(STACKS_LIBS)
+$(BUILD)/tests/unit/tpstat-stack-merge: $(BUILD)/tpstat_stack_merge.o $(BUILD)/tpstat_buckets.o
 $(BUILD)/tests/unit/stack-fold: $(BUILD)/stack_fold.o $(BUILD)/stack_html.o $(BUILD)/stack_viewer.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-cpus: $(TPSTAT_FMT) $(UTIL)
 $(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(BUILD)/tpstat_specs_resolve.o $(BUILD)/tpstat_expand.o $(TPFIELD) \

@@ -12,6 +12,7 @@
 #include "src/stack_ksym.h"
 #include "src/stack_usym.h"
 #include "src/stack_html.h"
+#include "src/tpstat_stack_merge.h"
 #include "tpstat.skel.h"	/* after tpstat_abi.h, whose types it names */
 
 /* One entry of the stack table as read: its key (key_size bytes) and its count. */
@@ -46,30 +47,11 @@ int tpstat_stacks_open(struct tpstat_stacks *st, const struct tpstat_specs *sp,
 	return 0;
 }
 
-/* An entry's names. */
-static void free_names(struct stack_entry *e)
-{
-	free((char *)e->key);
-	for (int f = 0; f < e->nk; f++)
-		free((char *)e->kframes[f]);
-	for (int f = 0; f < e->nu; f++)
-		free((char *)e->uframes[f]);
-	free((void *)e->kframes);
-	free((void *)e->uframes);
-}
-
-static void free_entries(struct stack_entry *e, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free_names(&e[i]);
-	free(e);
-}
-
 void tpstat_stacks_close(struct tpstat_stacks *st)
 {
 	for (int b = 0; b < TPSTAT_MAX_BY; b++) {
-		free_entries(st->rows[b].e, st->rows[b].n);
-		free_entries(st->plain[b].e, st->plain[b].n);
+		tpstat_stack_free(st->rows[b].e, st->rows[b].n);
+		tpstat_stack_free(st->plain[b].e, st->plain[b].n);
 	}
 	if (st->ksyms) {
 		ksym_free(st->ksyms);
@@ -280,106 +262,44 @@ static int name_entry(struct tpstat_stacks *st, const struct tp_by *spec,
 	return err;
 }
 
-/* An entry's names as one string, for merging the entries that name the same. */
-static char *signature(const struct stack_entry *e)
-{
-	size_t len = 4;
-	char *s, *p;
-
-	len += e->key ? strlen(e->key) + 1 : 1;
-	for (int i = 0; i < e->nk; i++)
-		len += strlen(e->kframes[i]) + 1;
-	for (int i = 0; i < e->nu; i++)
-		len += strlen(e->uframes[i]) + 1;
-	p = s = malloc(len);
-	if (!s)
-		return NULL;
-	p += sprintf(p, "%s\x1f", e->key ? e->key : "");
-	for (int i = 0; i < e->nk; i++)
-		p += sprintf(p, "%s\x1e", e->kframes[i]);
-	*p++ = '\x1f';
-	for (int i = 0; i < e->nu; i++)
-		p += sprintf(p, "%s\x1e", e->uframes[i]);
-	*p = '\0';
-	return s;
-}
-
-struct sig {
-	char *s;
-	size_t i;
-};
-
-static int cmp_sig(const void *a, const void *b)
-{
-	const struct sig *x = a, *y = b;
-	int c = strcmp(x->s, y->s);
-
-	return c ? c : (x->i > y->i) - (x->i < y->i);
-}
-
-/* Merge the entries of @e that name the same, adding their counts: the new count. */
-static size_t merge(struct stack_entry *e, size_t n)
-{
-	struct sig *s = calloc(n + 1, sizeof(*s));
-	struct stack_entry *out;
-	size_t m = 0;
-
-	if (!s)
-		return n;
-	for (size_t i = 0; i < n; i++) {
-		s[i] = (struct sig){ .s = signature(&e[i]), .i = i };
-		if (!s[i].s) {
-			for (size_t j = 0; j < i; j++)
-				free(s[j].s);
-			free(s);
-			return n;
-		}
-	}
-	qsort(s, n, sizeof(*s), cmp_sig);
-	out = malloc((n + 1) * sizeof(*out));
-	if (!out) {
-		for (size_t i = 0; i < n; i++)
-			free(s[i].s);
-		free(s);
-		return n;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (m && !strcmp(s[i].s, s[i - 1].s)) {
-			out[m - 1].count += e[s[i].i].count;
-			free_names(&e[s[i].i]);
-		} else {
-			out[m++] = e[s[i].i];
-		}
-	}
-	memcpy(e, out, m * sizeof(*e));
-	for (size_t i = 0; i < n; i++)
-		free(s[i].s);
-	free(s);
-	free(out);
-	return m;
-}
-
 /* The entries of --by @b in @t, named with @flags and merged, into *@out. */
 static int name_by(struct tpstat_stacks *st, int b, const struct raw_table *t, unsigned int flags,
 		   struct stack_entry **out, size_t *nout)
 {
 	const struct tp_by *spec = &st->specs->by[b];
+	bool sg = spec->field[TPSTAT_BY_KEYS].is_signed;
 	struct stack_entry *e = calloc(t->n + 1, sizeof(*e));
+	struct tpstat_by_val *v = calloc(t->n + 1, sizeof(*v));
 	size_t n = 0;
 
-	if (!e)
+	if (!e || !v) {
+		free(e);
+		free(v);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tpstat_stack_key *h = (const void *)t->e[i].key;
 
 		if (h->by != (__u32)b)
 			continue;
+		v[n] = t->e[i].v;
 		if (name_entry(st, spec, &t->e[i], flags, &e[n++])) {
-			free_entries(e, n);
+			tpstat_stack_free(e, n);
+			free(v);
 			return -ENOMEM;
 		}
 	}
-	*nout = merge(e, n);
+	n = tpstat_stack_merge(e, v, n, sg);
+	for (size_t i = 0; spec->value && i < n; i++) {
+		e[i].value = tpstat_stack_value(&v[i], sg);
+		if (!e[i].value) {
+			tpstat_stack_free(e, n);
+			free(v);
+			return -ENOMEM;
+		}
+	}
+	free(v);
+	*nout = n;
 	*out = e;
 	return 0;
 }
@@ -426,8 +346,8 @@ void tpstat_stacks_final(struct tpstat_stacks *st, struct tpstat_snap *snap)
 
 		if (!st->specs->by[b].kdepth && !st->specs->by[b].udepth)
 			continue;
-		free_entries(row->e, row->n);
-		free_entries(p->e, p->n);
+		tpstat_stack_free(row->e, row->n);
+		tpstat_stack_free(p->e, p->n);
 		row->e = p->e = NULL;
 		row->n = p->n = 0;
 		if (!err && (name_by(st, b, &t, STACK_NAME_OFFSET, &row->e, &row->n) ||

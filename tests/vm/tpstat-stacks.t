@@ -86,6 +86,12 @@ ok $? "--by tpgen_a:kstack --value seq"
 grep -Eq '^ +10 +100\.00% *$' <<<"$out" && grep -q '^  10 in stacks + 0 without = 10 of 10 events' <<<"$out" &&
 	grep -Eq '^        tpgen_fire_local\+0x[0-9a-f]+ \[tpgen\]$' <<<"$out"
 ok $? "the table: the stack's count and share, its frames indented, the sum line"
+grep -Eq '^        avg 5\.500, min 1, max 10, sum 55$' <<<"$out"
+ok $? "the table: the stack's --value (seq 1..10): avg 5.5, min 1, max 10, sum 55"
+out=$(tpstat -o /dev/stdout -a -j --by tpgen_a:kstack --value seq tpgen_a -- \
+	sh -c "echo tpgen_a 20 > $TPGEN/fire; echo tpgen_a 10 > $TPGEN/fire")
+is "$(jq -c '.stacks[] | [.count, .sum, .min, .max, .avg]' <<<"$(by "$out" tpgen_a 0)")" \
+	"[30,265,1,20,8.833]" "-j: two fires, one stack: count 30, sum 210 + 55, min 1, max 20, avg"
 
 # 8. The flame graph of the issue's example.
 rm -f "$tmp/f.html"
