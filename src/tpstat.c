@@ -288,6 +288,11 @@ static int run(struct state *s)
 			tpstat_view_set_prev(&s->view, &s->snap, true);
 			r.final = true;
 			report(s, &r);
+		} else if (o->folded || o->flamegraph) {
+			/* No final report to print, but the files are the whole run's. */
+			tpstat_read_counts(&s->rd, &s->snap);
+			tpstat_stacks_final(&s->stacks, &s->snap);
+			s->files_failed |= tpstat_stacks_files(&s->stacks, o->folded, o->flamegraph);
 		}
 	} else {
 		r.final = true;

@@ -38,6 +38,13 @@ jq -r '.stacks[0].kstack | map(sub("\\+0x[0-9a-f]+"; "")) | reverse | join(";")'
 is "$(cat "$tmp/k.folded")" "$(cat "$tmp/want") 100" \
 	"--folded: the stack root first, ';' between frames, no offsets, the count"
 
+# 1b. With intervals and no --summary, --folded is still the whole run's.
+out=$(tpstat -o /dev/stdout -a -I 100 --by tpgen_a:kstack --folded "$tmp/i.folded" tpgen_a -- \
+	sh -c "echo tpgen_a 10 > $TPGEN/fire")
+grep -q '^ tpgen_a by kstack: the stacks are named at the end (--summary prints them)$' <<<"$out" &&
+	grep -q ';tpgen_fire_write \[tpgen\];tpgen_fire_local \[tpgen\] 10$' "$tmp/i.folded"
+ok $? "-I 100: each interval names the table only; --folded is written at the end"
+
 # 2. The user program: user frames named after it exited, through the debug file.
 out=$(tpstat -o /dev/stdout -j --by sys_enter:ustack --filter 'sys_enter:id == 24' sys_enter -- \
 	"$prog" 7)
