@@ -112,6 +112,7 @@ struct {
 	__type(key, struct tpstat_key);
 	__type(value, struct tpstat_by_val);
 } by_counts SEC(".maps");
+#include "bpf/tpstat_stack.h"
 
 
 /*
@@ -274,6 +275,9 @@ static __always_inline bool by_key(const volatile struct tpstat_by *by, __u32 i,
 	case TPSTAT_KEY_CGROUP:
 		key->k[2 * i] = bpf_get_current_cgroup_id();
 		return true;
+	case TPSTAT_KEY_KSTACK:
+	case TPSTAT_KEY_USTACK:
+		return true;	/* the stacks follow the key (tpstat_stack_record) */
 	default:
 		return read_field(&by->field[i], args, &key->k[2 * i]);
 	}
@@ -313,6 +317,10 @@ static __always_inline void record_keys(__u32 idx, const __u64 *args, __u32 cpu)
 			ok = read_field(&by->vfield, args, &v);
 		if (!ok) {
 			atomic_add(&by_stats[b].errors, 1);
+			continue;
+		}
+		if (by->kdepth || by->udepth) {
+			tpstat_stack_record(b, by, &key, v, (void *)args);
 			continue;
 		}
 		c = bpf_map_lookup_elem(&by_counts, &key);

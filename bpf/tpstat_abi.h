@@ -206,6 +206,8 @@ enum tpstat_key_kind {
 	TPSTAT_KEY_COMM,	/* the current task's comm */
 	TPSTAT_KEY_CGROUP,	/* the current task's cgroup v2 id */
 	TPSTAT_KEY_EXPR,	/* a field of the arguments, as --hist reads one */
+	TPSTAT_KEY_KSTACK,	/* the kernel stack (bpf/tpstat_stack.h): not in k[] */
+	TPSTAT_KEY_USTACK,	/* the user stack, frames by build id: not in k[] */
 };
 
 /* Set in .rodata before load: key i is kind[i], of field[i] for TPSTAT_KEY_EXPR. */
@@ -214,7 +216,7 @@ struct tpstat_by {
 	__u32 nkeys;
 	__u32 kind[TPSTAT_BY_KEYS];
 	__u32 value;		/* --value: vfield's sum, min and max per key */
-	__u32 pad;
+	__u16 kdepth, udepth;	/* kstack:N, ustack:N frames (bpf/tpstat_stack.h); 0: none */
 	struct tpstat_field field[TPSTAT_BY_KEYS];
 	struct tpstat_field vfield;
 };
@@ -242,6 +244,42 @@ struct tpstat_by_stats {
 	__u64 dropped;
 	__u64 errors;
 	__u64 minmax_lost;	/* --value min/max updates given up after TPSTAT_MINMAX_TRIES */
+};
+
+/*
+ * --by TP:kstack[:N], TP:ustack[:N], alone or in a tuple: the tuple's other keys and the
+ * stacks are one key of the stack_counts hash (bpf/tpstat_stack.h), laid out as below and
+ * sized at load for the deepest stack asked. A stack deeper than N, a stack that finds no
+ * slot, a user stack of a task with none (a kernel thread) and a stack the kernel failed
+ * to give are counted apart (struct tpstat_stack_stats): entries + those + the --by's
+ * key errors = the tracepoint's count.
+ */
+#define TPSTAT_STACK_MAX	126	/* frames: N+1 are asked, below perf_event_max_stack */
+#define TPSTAT_STACK_DEFAULT	TPSTAT_STACK_MAX
+#define TPSTAT_STACK_ENTRIES	10240
+#define TPSTAT_KFRAME		8	/* a kernel frame: its address */
+#define TPSTAT_UFRAME		32	/* a user frame: struct bpf_stack_build_id */
+
+/* The key's head; then (kdepth + 1) kernel frames, then (udepth + 1) user frames. */
+struct tpstat_stack_key {
+	__u32 by;		/* which --by */
+	__u32 tgid;		/* with a user stack: the process (frames the kernel gave as IPs) */
+	__u64 k[TPSTAT_KEY_WORDS];	/* the tuple's other keys, as struct tpstat_key's */
+};
+
+/* Bytes of kernel and user frames of a --by (one frame more than asked: a deeper stack). */
+#define TPSTAT_KSTACK_BYTES(kd)	((kd) ? ((kd) + 1) * TPSTAT_KFRAME : 0)
+#define TPSTAT_USTACK_BYTES(ud)	((ud) ? ((ud) + 1) * TPSTAT_UFRAME : 0)
+#define TPSTAT_STACK_KEY_BYTES(kd, ud) \
+	(sizeof(struct tpstat_stack_key) + TPSTAT_KSTACK_BYTES(kd) + TPSTAT_USTACK_BYTES(ud))
+#define TPSTAT_STACK_KEY_MAX	TPSTAT_STACK_KEY_BYTES(TPSTAT_STACK_MAX, TPSTAT_STACK_MAX)
+
+/* In .bss, per --by: the events with a stack key that found no entry, and why. */
+struct tpstat_stack_stats {
+	__u64 truncated;	/* a stack deeper than N */
+	__u64 map_full;		/* no slot for a new stack (or its bucket busy in a nested run) */
+	__u64 no_ustack;	/* a task with no user memory: a kernel thread, or one exiting */
+	__u64 read_error;	/* bpf_get_stack() failed */
 };
 
 #endif /* __BAREATOM_TPSTAT_ABI_H */

@@ -32,6 +32,7 @@
 #include "src/tpstat_specs.h"
 #include "src/tpstat_target.h"
 #include "src/tpstat_view.h"
+#include "src/tpstat_stacks.h"
 #include "src/metrics_export.h"
 #include "src/pins.h"
 #include "src/bpf_util.h"
@@ -47,6 +48,8 @@ struct state {
 	struct tpstat_reader rd;
 	struct tpstat_snap snap;	/* the kernel's tables as last read */
 	struct tpstat_view view;	/* what the reports and the metrics show */
+	struct tpstat_stacks stacks;	/* --by TP:kstack, TP:ustack: named for the final report */
+	bool files_failed;		/* --folded or --flamegraph could not be written */
 	struct metrics_export mx;	/* --listen, --textfile */
 	FILE *out;			/* the report: stdout, stderr with -- CMD, or -o FILE */
 	char command[1024];
@@ -61,6 +64,8 @@ static void view(struct state *s, struct tpstat_report *r, bool interval)
 	tpstat_read_counts(&s->rd, &s->snap);
 	tpstat_view_update(&s->view, &s->snap);
 	tpstat_read_keys(&s->rd, &s->snap);
+	if (r->final)
+		tpstat_stacks_final(&s->stacks, &s->snap);
 	tpstat_view_rows(&s->view, &s->snap, interval, r);
 }
 
@@ -81,6 +86,10 @@ static void report(struct state *s, struct tpstat_report *r)
 		fmt_interval(s->out, r);
 	else
 		fmt_table(s->out, r);
+	if (!r->final)
+		tpstat_stacks_note(&s->stacks);
+	else if (tpstat_stacks_files(&s->stacks, o->folded, o->flamegraph))
+		s->files_failed = true;
 }
 
 /*
@@ -280,6 +289,11 @@ static int run(struct state *s)
 			tpstat_view_set_prev(&s->view, &s->snap, true);
 			r.final = true;
 			report(s, &r);
+		} else if (o->folded || o->flamegraph) {
+			/* No final report to print, but the files are the whole run's. */
+			tpstat_read_counts(&s->rd, &s->snap);
+			tpstat_stacks_final(&s->stacks, &s->snap);
+			s->files_failed |= tpstat_stacks_files(&s->stacks, o->folded, o->flamegraph);
 		}
 	} else {
 		r.final = true;
@@ -410,8 +424,12 @@ int main(int argc, char **argv)
 		goto out_list;
 	}
 	status = choose_programs(&s);
+	if (!status)
+		status = tpstat_stacks_open(&s.stacks, &specs, s.skel);
 	if (status)
 		goto out;
+	if (o->command)
+		tpstat_stacks_command(&s.stacks, o->command[0]);
 	s.tree = tpstat_choose_target(o, s.skel, s.target, sizeof(s.target));
 	tpstat_rodata(&specs, s.skel, s.rd.ncpu);
 	s.skel->rodata->plain_updates = tpstat_guard_choose(o->verbose);
@@ -435,6 +453,8 @@ int main(int argc, char **argv)
 		goto out;
 
 	status = run(&s);
+	if (s.files_failed)
+		status = 1;
 	if (s.skel->bss->untracked_forks) {
 		fprintf(stderr, "tpstat: %llu processes of '%s' could not be followed (more than %d at "
 			"once): their events are not counted\n",
@@ -447,6 +467,7 @@ out:
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(s.task_links[i]);
 	tpstat_bpf__destroy(s.skel);
+	tpstat_stacks_close(&s.stacks);
 out_list:
 	tpstat_read_close(&s.rd, &s.snap);
 	tpstat_view_close(&s.view);

@@ -251,7 +251,11 @@ static void by_family(struct metrics *m, const struct tpstat_report *v, const ch
 	for (int i = 0; i < v->n; i++)
 		for (int b = 0; b < v->rows[i].nbys; b++) {
 			const struct tpstat_by_row *br = &v->rows[i].bys[b];
-			__u64 val = what == BY_OTHER ? br->other : what == BY_DROPPED ?
+			__u64 val;
+
+			if (fmt_by_stack(br))	/* stacks are the report's, not the metrics' */
+				continue;
+			val = what == BY_OTHER ? br->other : what == BY_DROPPED ?
 				    br->dropped + br->errors : what == BY_KEYS ? br->nkeys :
 				    (__u64)br->n;
 
@@ -358,6 +362,8 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_report *v)
 	 */
 	for (int i = 0, first = 1; i < v->n; i++)
 		for (int b = 0; b < v->rows[i].nbys; b++) {
+			if (fmt_by_stack(&v->rows[i].bys[b]))
+				continue;
 			if (first)
 				metrics_family(m, "bareatom_tracepoint_key_hits", METRICS_COUNTER, NULL,
 					       "Hits per key (tpstat --by), the top --top keys; a tuple of "
@@ -368,7 +374,7 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_report *v)
 	for (enum key_value what = KEY_SUM; what <= KEY_MAX; what++)
 		for (int i = 0, first = 1; i < v->n; i++)
 			for (int b = 0; b < v->rows[i].nbys; b++) {
-				if (!v->rows[i].bys[b].value_expr)
+				if (!v->rows[i].bys[b].value_expr || fmt_by_stack(&v->rows[i].bys[b]))
 					continue;
 				if (first)
 					metrics_family(m, what == KEY_SUM ? "bareatom_tracepoint_key_value_summed" :

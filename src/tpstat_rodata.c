@@ -45,6 +45,29 @@ static void tpstat_rodata_lat(const struct tpstat_specs *sp, struct tpstat_bpf *
 	bpf_map__set_max_entries(skel->maps.lat_hist_cpu, sp->nlat ? sp->nlat * ncpu : 1);
 }
 
+/*
+ * The stack keys' tables (bpf/tpstat_stack.h): the key sized for the deepest stack asked,
+ * so that each event hashes no more than it holds; one small entry without stacks.
+ */
+static void tpstat_rodata_stacks(const struct tpstat_specs *sp, struct tpstat_bpf *skel)
+{
+	size_t size = sizeof(struct tpstat_stack_key) + TPSTAT_KFRAME;
+	bool any = false;
+
+	for (int b = 0; b < sp->nby; b++) {
+		size_t n = TPSTAT_STACK_KEY_BYTES(sp->by[b].kdepth, sp->by[b].udepth);
+
+		if (!sp->by[b].kdepth && !sp->by[b].udepth)
+			continue;
+		any = true;
+		if (n > size)
+			size = n;
+	}
+	bpf_map__set_value_size(skel->maps.stack_buf, size);
+	bpf_map__set_key_size(skel->maps.stack_counts, size);
+	bpf_map__set_max_entries(skel->maps.stack_counts, any ? sp->stack_entries : 1);
+}
+
 void tpstat_rodata(const struct tpstat_specs *sp, struct tpstat_bpf *skel, int ncpu)
 {
 	struct tpstat_bpf__rodata *ro = skel->rodata;
@@ -59,7 +82,8 @@ void tpstat_rodata(const struct tpstat_specs *sp, struct tpstat_bpf *skel, int n
 		struct tpstat_by *d = (struct tpstat_by *)&ro->by_spec[b];
 
 		*d = (struct tpstat_by){ .tp = by->tp->slot, .nkeys = by->nkeys,
-					 .value = by->value != NULL };
+					 .value = by->value != NULL,
+					 .kdepth = by->kdepth, .udepth = by->udepth };
 		for (int i = 0; i < by->nkeys; i++)
 			d->kind[i] = by->kinds[i];
 		for (int i = 0; i < TPSTAT_BY_KEYS; i++)
@@ -92,6 +116,7 @@ void tpstat_rodata(const struct tpstat_specs *sp, struct tpstat_bpf *skel, int n
 	}
 	/* No --by: a table of one entry, not TPSTAT_BY_ENTRIES preallocated for nothing. */
 	bpf_map__set_max_entries(skel->maps.by_counts, sp->nby ? TPSTAT_BY_ENTRIES : 1);
+	tpstat_rodata_stacks(sp, skel);
 	/* One histogram per --hist per possible CPU (tpstat_read.c sums them). */
 	bpf_map__set_max_entries(skel->maps.hist_cpu, sp->nhist ? sp->nhist * ncpu : 1);
 }

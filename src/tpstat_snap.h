@@ -33,6 +33,7 @@ struct tpstat_by_read {
 	struct tpstat_by_entry *entries;	/* TPSTAT_BY_ENTRIES of room */
 	int n;
 	__u64 dropped, errors, minmax_lost;
+	const struct tpstat_stack_row *stacks;	/* a stack --by's (tpstat_stacks_final()) */
 };
 
 /* One --latency: its histogram of ns, its accounting and its open STARTs. */

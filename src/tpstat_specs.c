@@ -125,6 +125,33 @@ void tpstat_spec_lhist(struct tpstat_specs *s, char *arg)
 	s->hist[s->nhist - 1].range = l;
 }
 
+/* kstack[:N] or ustack[:N] (bpf/tpstat_stack.h): its kind and depth into @by. */
+static void spec_stack_key(struct tp_by *by, const char *k, const char *arg)
+{
+	bool user = !strncmp(k, "ustack", 6);
+	char *end;
+	long n = TPSTAT_STACK_DEFAULT;
+
+	if (strncmp(k, "kstack", 6) && !user)
+		return;
+	if (k[6] == ':') {
+		errno = 0;
+		n = strtol(k + 7, &end, 10);
+		if (errno || end == k + 7 || *end || n < 1 || n > TPSTAT_STACK_MAX)
+			cli_usage_error("tpstat", "--by '%s': %.6s:N takes N from 1 to %d frames",
+					arg, k, TPSTAT_STACK_MAX);
+	} else if (k[6]) {
+		return;
+	}
+	if (user ? by->udepth : by->kdepth)
+		cli_usage_error("tpstat", "--by '%s': one %.6s per --by", arg, k);
+	by->kinds[by->nkeys] = user ? TPSTAT_KEY_USTACK : TPSTAT_KEY_KSTACK;
+	if (user)
+		by->udepth = (int)n;
+	else
+		by->kdepth = (int)n;
+}
+
 /* --by TP:KEY[,KEY...]: keys the kernel knows by name, or EXPRs checked against BTF later. */
 void tpstat_spec_by(struct tpstat_specs *s, char *arg)
 {
@@ -150,6 +177,7 @@ void tpstat_spec_by(struct tpstat_specs *s, char *arg)
 		for (int n = 0; n < (int)(sizeof(names) / sizeof(names[0])); n++)
 			if (!strcmp(k, names[n]))
 				by->kinds[by->nkeys] = n;
+		spec_stack_key(by, k, arg);
 		for (int j = 0; j < by->nkeys; j++)
 			if (!strcmp(by->keys[j], k))
 				cli_usage_error("tpstat", "--by '%s': key '%s' is given twice", arg, k);

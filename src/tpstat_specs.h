@@ -47,6 +47,7 @@ struct tp_by {
 	const char *keys[TPSTAT_BY_KEYS];	/* each: cpu, comm, pid, cgroup or an EXPR */
 	int kinds[TPSTAT_BY_KEYS];
 	const char *value;		/* --value EXPR, or NULL */
+	int kdepth, udepth;		/* kstack[:N], ustack[:N]: frames kept; 0 without */
 	struct tpfield field[TPSTAT_BY_KEYS + 1];	/* its EXPR keys; [TPSTAT_BY_KEYS]: --value */
 };
 
@@ -92,6 +93,7 @@ struct tpstat_specs {
 	struct tp_hist hist[TPSTAT_MAX_HIST];
 	int nby;
 	struct tp_by by[TPSTAT_MAX_BY];
+	int stack_entries;		/* --stack-entries: the stack keys' table (0: the default) */
 	int nfilter;
 	struct tp_filter filter[TPSTAT_MAX_FILTER];
 	int nlat;

@@ -182,6 +182,7 @@ static struct tpstat_by_row by_row(const struct tp_by *spec, struct tpstat_by_re
 		.minmax_lost = by->minmax_lost,
 		.entries = by->entries, .n = by->n < top ? by->n : (int)top, .nkeys = by->n,
 		.other = other, .dropped = by->dropped, .errors = by->errors,
+		.stacks = by->stacks, .top = top,
 	};
 	for (int i = 0; i < spec->nkeys; i++) {
 		r.keys[i] = spec->keys[i];

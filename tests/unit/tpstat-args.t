@@ -66,6 +66,16 @@ usage_error "--top chooses the keys --by shows: it needs --by" --top 3 sched_swi
 usage_error "invalid --top '0'" --by sched_switch:cpu --top 0
 usage_error "invalid --top '10241'" --by sched_switch:cpu --top 10241
 usage_error "-l takes no other options" -l --by sched_switch:cpu
+# Stack keys: a depth from 1 to 126, one of each kind, and the options that need one.
+usage_error "--by 'sched_switch:kstack:0': kstack:N takes N from 1 to 126 frames" --by sched_switch:kstack:0
+usage_error "--by 'sched_switch:ustack:127': ustack:N takes N from 1 to 126" --by sched_switch:ustack:127
+usage_error "--by 'sched_switch:kstack:3x': kstack:N" --by sched_switch:kstack:3x
+usage_error "--by 'sched_switch:kstack,kstack:3': one kstack per --by" --by sched_switch:kstack,kstack:3
+usage_error "--folded is for stacks: it needs --by TP:kstack or TP:ustack" --folded /tmp/f sched_switch
+usage_error "--flamegraph is for stacks" --by sched_switch:cpu --flamegraph /tmp/f sched_switch
+usage_error "--stack-entries is for stacks" --stack-entries 5 sched_switch
+usage_error "invalid --stack-entries '0'" --by sched_switch:kstack --stack-entries 0 sched_switch
+usage_error "--folded is given twice" --by sched_switch:kstack --folded a --folded b sched_switch
 usage_error "takes no other options" -l -i 1
 usage_error "at most one GLOB" -l 'a*' 'b*'
 usage_error "unrecognized option" --bogus sched_switch
