@@ -181,18 +181,25 @@ $(BUILD)/stack_viewer.o: src/stack_viewer.S $(BUILD)/viewer.stamp | deps
 
 # Objects that need a skeleton wait for it.
 $(BUILD)/counter.o: $(BUILD)/counter.skel.h
-$(BUILD)/tpstat.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_rodata.o: $(BUILD)/tpstat.skel.h
+$(BUILD)/tpstat.o $(BUILD)/tpstat_target.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_read_lat.o \
+		$(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_progs.o $(BUILD)/tpstat_stacks.o: \
+		$(BUILD)/tpstat.skel.h
 $(BUILD)/cookie_pins.o: $(BUILD)/cookie.skel.h
 $(BUILD)/eht-hosts.o: $(BUILD)/eht.skel.h
 
 $(BUILD)/counter: $(BUILD)/counter.o $(BUILD)/runloop.o $(UTIL)
 # tpstat's output: the view's formats and the histogram model they share.
 TPSTAT_FMT := $(addprefix $(BUILD)/,tpstat_fmt.o tpstat_fmt_table.o tpstat_fmt_bars.o tpstat_fmt_csv.o \
-	tpstat_fmt_json.o tpstat_buckets.o tplist.o)
+	tpstat_fmt_json.o tpstat_buckets.o tplist.o stack_fold.o)
 $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o $(BUILD)/tpstat_specs.o \
+		$(BUILD)/tpstat_specs_resolve.o \
 		$(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(TPFIELD) \
-		$(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_view.o $(TPSTAT_FMT) \
-		$(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o $(UTIL)
+		$(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_read_lat.o $(BUILD)/tpstat_view.o \
+		$(TPSTAT_FMT) \
+		$(BUILD)/tpstat_progs.o $(BUILD)/tpstat_expand.o $(BUILD)/tpstat_guard.o \
+		$(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o \
+		$(BUILD)/tpstat_stacks.o $(BUILD)/tpstat_stack_merge.o $(STACKS) $(UTIL)
+$(BUILD)/tpstat: LDLIBS += $(STACKS_LIBS)
 # cookie-gend --etcd: the claim, reservations and moves (cookie_fleet*.c) over etcd's JSON gateway
 # (etcd.c: libcurl for HTTP, json-c for the bodies; etcd_b64.c: keys and values in base64).
 FLEET_CORE := $(addprefix $(BUILD)/,cookie_fleet_thread.o cookie_fleet_move.o cookie_fleet_reserve.o cookie_fleet_claim.o)
@@ -283,15 +290,26 @@ STATIC_BINS := $(addprefix $(BUILD)/static/,$(STATIC_TOOLS))
 static: $(STATIC_BINS)
 $(STATIC_BINS):
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -static $(filter %.o %.a,$^) -lbpf -lelf -lz -lm -o $@
+	$(CC) $(CFLAGS) -static $(filter %.o %.a,$^) $(STATIC_LIBS) -lbpf -lelf -lz -lm -o $@
+# libdw's static archive and what it reads compressed ELF with (xz, bzip2); it opens
+# libdebuginfod with dlopen, which a static tpstat does not do (no debuginfod there).
+$(BUILD)/static/tpstat: STATIC_LIBS := -ldw -llzma -lbz2
 test-host: $(STATIC_BINS)
 
 $(BUILD)/tests/vm/%: tests/vm/%.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $(filter %.c %.o %.a,$^) $(LDLIBS) -o $@
 
+# tests/vm/tpstat-stacks.t's program: PIE with frame pointers, stripped, its symbols and DWARF
+# in stack-syscall.debug beside it (.gnu_debuglink), which the test payload carries too.
+$(BUILD)/tests/vm/stack-syscall: tests/vm/stack-syscall.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) -g -O2 -fPIE -pie -fno-omit-frame-pointer -fno-optimize-sibling-calls -Wall -Wextra $< -o $@.full
+	objcopy --only-keep-debug $@.full $@.debug
+	objcopy --strip-all --add-gnu-debuglink=$@.debug $@.full $@ && rm $@.full
+
 $(BUILD)/tests/vm/cookie-load: $(BUILD)/libcookie.a
-$(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h
+$(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h $(BUILD)/tpstat_progs.o $(UTIL)
 
 # The guest half of make bench; libuuid linked in statically (the image has no libuuid1).
 $(BUILD)/tests/bench/tpbench: tests/bench/tpbench.c $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h \
@@ -331,9 +349,11 @@ $(BUILD)/tests/unit/metrics-writer-ubsan: tests/unit/metrics-writer.c src/metric
 $(BUILD)/tests/unit/tpstat-metrics: $(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/runloop.o $(TPSTAT_FMT) $(UTIL)
 $(BUILD)/tests/unit/metrics-export: $(METRICS) $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tests/unit/http-serve: $(BUILD)/http_serve.o $(BUILD)/metrics_textfile.o $(BUILD)/metrics.o $(UTIL)
+$(BUILD)/tests/unit/http-pool: $(BUILD)/http_serve.o $(BUILD)/metrics.o $(UTIL)
 $(BUILD)/tests/unit/eht-fmt: $(BUILD)/eht_fmt.o $(BUILD)/eht_snap.o $(UTIL)
 $(BUILD)/tests/unit/tpfield: $(TPFIELD) $(BUILD)/tests/unit/layout/kernel-layout.o
 $(BUILD)/tests/unit/tpfilter: $(BUILD)/tpfilter.o $(TPFIELD)
+$(BUILD)/tests/unit/tpstat-expand: $(BUILD)/tpstat_expand.o $(BUILD)/tplist.o
 $(BUILD)/tests/unit/layout/kernel-layout.o: tests/unit/layout/kernel-layout.c $(BUILD)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(CC) -I$(BUILD) $(DEPFLAGS) -c $< -o $@
@@ -341,11 +361,14 @@ $(BUILD)/tests/unit/runloop: $(BUILD)/runloop.o $(UTIL)
 $(BUILD)/tests/unit/stack-ksym: $(BUILD)/stack_ksym.o
 $(BUILD)/tests/unit/stack-usym: $(BUILD)/stack_usym.o
 $(BUILD)/tests/unit/stack-usym: LDLIBS += $(STACKS_LIBS)
+$(BUILD)/tests/unit/tpstat-stack-merge: $(BUILD)/tpstat_stack_merge.o $(BUILD)/tpstat_buckets.o
 $(BUILD)/tests/unit/stack-fold: $(BUILD)/stack_fold.o $(BUILD)/stack_html.o $(BUILD)/stack_viewer.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-cpus: $(TPSTAT_FMT) $(UTIL)
-$(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(TPFIELD) $(BUILD)/tpfilter.o $(BUILD)/tplist.o \
+$(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(BUILD)/tpstat_specs_resolve.o $(BUILD)/tpstat_expand.o $(TPFIELD) \
+	$(BUILD)/tpfilter.o $(BUILD)/tplist.o \
 	$(BUILD)/tpstat_buckets.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-hist: $(TPSTAT_FMT) $(UTIL)
+$(BUILD)/tests/unit/tpstat-guard: $(BUILD)/tpstat_guard.o
 
 # libFuzzer targets: clang with the fuzzer, address and undefined sanitizers. A target is its
 # harness plus the sources it lists below (compiled in, under the sanitizers, not linked

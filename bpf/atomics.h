@@ -9,9 +9,11 @@
  *   atomic_xchg(p, v)       __sync_lock_test_and_set             BPF_XCHG
  *   atomic_cmpxchg(p, o, n) __sync_val_compare_and_swap          BPF_CMPXCHG
  *
- * Raw tracepoint programs can nest on one CPU (an interrupt fires a
- * tracepoint while a program runs), so even per-CPU data is updated with
- * these, never with a plain read-modify-write.
+ * Two different raw tracepoint programs can nest on one CPU (an interrupt
+ * fires a tracepoint while a program runs), and CPUs and user space share
+ * memory: what two of them can write is updated with these. Memory that one
+ * program writes on one CPU only may be updated plainly on kernels that
+ * refuse a program's nested run (bpf/tpstat_update.h).
  */
 #ifndef __BAREATOM_ATOMICS_H
 #define __BAREATOM_ATOMICS_H

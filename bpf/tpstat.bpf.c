@@ -3,15 +3,18 @@
  * tpstat: exact counts of raw and bare tracepoints.
  *
  * Raw tracepoint programs do not know which tracepoint they are attached to
- * (no attach cookie for raw_tp in 6.1), so there is one program per counted
- * tracepoint, each with its index built in; user space loads only the ones
- * it needs and attaches program i to the i-th tracepoint named.
+ * (no attach cookie for raw_tp in 6.1), so user space (src/tpstat_progs.c) loads one
+ * copy of tpstat_0 or tpstat_hist_0 per counted tracepoint, each with its index patched
+ * in (TPSTAT_IDX_MARK), and attaches copy i to the i-th tracepoint, on every kernel (a
+ * copy each keeps each tracepoint's recursion misses apart). The counters are maps sized
+ * at load for the number of tracepoints.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "bpf/atomics.h"
 #include "bpf/tpstat_abi.h"
+#include "bpf/tpstat_update.h"
 
 /* Set before load: which events count (enum tpstat_filter). */
 const volatile __u32 filter = TPSTAT_FILTER_NONE;
@@ -19,7 +22,46 @@ const volatile __u32 filter = TPSTAT_FILTER_NONE;
 const volatile __u32 filter_cpus = 0;
 const volatile __u64 cpu_filter[TPSTAT_CPU_WORDS] = {};
 
+/*
+ * Set before load: 1 when the kernel refuses a raw_tp program's nested run on a CPU
+ * (src/tpstat_guard.c), so that memory one program writes on one CPU only is updated with
+ * plain loads and stores (bpf/tpstat_update.h); 0, the atomics everywhere.
+ */
+const volatile __u32 plain_updates = 0;
+#define TPSTAT_PLAIN plain_updates
+
+/* Set before load: the tracepoints counted, and the counters' stride (tpstat.h). */
+const volatile __u32 ntp = 1;
+const volatile __u32 stride = TPSTAT_LINE;
+
+/* The counts, entry (plane * TPSTAT_NR_SLOTS + slot) * stride + index (see tpstat.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, TPSTAT_NR_SLOTS * TPSTAT_LINE);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+/* Per tracepoint: the CPUs that hit it (struct tpstat_tp), entry index. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tpstat_tp);
+} tp_cpus SEC(".maps");
+
+/* Tracepoint @idx's counter in @slot of @plane, or NULL (an index beyond the map). */
+static __always_inline __u64 *counter(__u32 plane, __u32 slot, __u32 idx)
+{
+	__u32 key = (plane * TPSTAT_NR_SLOTS + slot) * stride + idx;
+
+	return bpf_map_lookup_elem(&counts, &key);
+}
+
 #define TPSTAT_NOW() bpf_ktime_get_ns()
+#define TPSTAT_COUNTER(slot, idx) counter(TPSTAT_PLANE_COUNT, slot, idx)
 #include "bpf/tpstat_count.h"
 #include "bpf/tpstat_hist.h"
 #include "bpf/tpfilter_eval.h"
@@ -50,41 +92,29 @@ const volatile __u32 nby = 0;
 const volatile struct tpstat_by by_spec[TPSTAT_MAX_BY] = {};
 struct tpstat_by_stats by_stats[TPSTAT_MAX_BY];
 
+/*
+ * Does a key of --by @by name the CPU? Then each of its keys is written on one CPU only, by
+ * the one program of @by's tracepoint. (@by is frozen .rodata: the verifier knows the
+ * answer, and keeps one path.)
+ */
+static __always_inline bool tpstat_by_has_cpu(const volatile struct tpstat_by *by)
+{
+#pragma unroll
+	for (__u32 i = 0; i < TPSTAT_BY_KEYS; i++)
+		if (i < by->nkeys && by->kind[i] == TPSTAT_KEY_CPU)
+			return true;
+	return false;
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TPSTAT_BY_ENTRIES);
 	__type(key, struct tpstat_key);
 	__type(value, struct tpstat_by_val);
 } by_counts SEC(".maps");
+#include "bpf/tpstat_stack.h"
 
-struct tpstat_slot slots[TPSTAT_NR_SLOTS];
-struct tpstat_tp tps[TPSTAT_MAX_TP];
 
-/* Set before load: --filter, in the order given (see tpstat_abi.h). */
-const volatile __u32 nfilter = 0;
-const volatile struct tpstat_filter_spec filter_spec[TPSTAT_MAX_FILTER] = {};
-/* Set before load: --latency (lat_open is sized to 1 entry when there is none). */
-const volatile __u32 nlat = 0;
-const volatile struct tpstat_lat_spec lat_spec[TPSTAT_MAX_LAT] = {};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, TPSTAT_LAT_ENTRIES);
-	__type(key, struct tpstat_lat_key);
-	__type(value, struct tpstat_lat_start);
-} lat_open SEC(".maps");
-/* The latencies' histograms (min and max set up by user space) and their accounting. */
-struct tpstat_hist lat_hist[TPSTAT_MAX_LAT];
-struct tpstat_lat_stats lat_stats[TPSTAT_MAX_LAT];
-/* The open STARTs: the map operations bpf/tpstat_latency.h works on. */
-#define TPSTAT_LAT_INSERT(k, v)	bpf_map_update_elem(&lat_open, (k), (v), BPF_NOEXIST)
-#define TPSTAT_LAT_LOOKUP(k)	((struct tpstat_lat_start *)bpf_map_lookup_elem(&lat_open, (k)))
-#define TPSTAT_LAT_DELETE(k)	bpf_map_delete_elem(&lat_open, (k))
-#include "bpf/tpstat_latency.h"
-
-/* Events a filter rejected, and events whose filter read failed: slots as the count's. */
-struct tpstat_slot filtered[TPSTAT_NR_SLOTS];
-struct tpstat_slot filter_errors[TPSTAT_NR_SLOTS];
 /*
  * Set by user space on SIGUSR1, for observers (bpftool map dump): the programs never read it.
  * Pausing costs nothing per event: user space subtracts what was counted while paused.
@@ -193,26 +223,34 @@ static __always_inline bool read_field(const volatile struct tpstat_field *f, co
  * The --hist fields of tracepoint @idx: record each value, or count the event as an error
  * when a read fails (never silently short: samples + errors = the count).
  */
-static __always_inline void record_fields(const int idx, const __u64 *args, __u32 cpu)
+static __always_inline void record_fields(__u32 idx, const __u64 *args, __u32 cpu)
 {
 	for (__u32 h = 0; h < TPSTAT_MAX_HIST; h++) {
 		const volatile struct tpstat_field *f = &hist_field[h];
 		__u32 key = cpu * nhist + h;
 		struct tpstat_hist *hc;
+		bool own;
 		__u64 v;
 
 		if (h >= nhist)
 			break;
 		if (f->tp != idx)
 			continue;
+		/*
+		 * This CPU's copy is written by this program only (--hist h is of one
+		 * tracepoint, f->tp): plain with TPSTAT_PLAIN. hists[h] is shared by every
+		 * CPU that finds no copy: atomic.
+		 */
 		hc = bpf_map_lookup_elem(&hist_cpu, &key);
+		own = hc && TPSTAT_PLAIN;
 		if (!hc)
 			hc = &hists[h];
 		if (read_field(f, args, &v))
-			tpstat_hist_record(hc, v, f->is_signed,
-					   f->linear ? tpstat_lbucket(v, f) : tpstat_bucket(v, f->is_signed));
+			tpstat_hist_update(hc, v, f->is_signed,
+					   f->linear ? tpstat_lbucket(v, f) : tpstat_bucket(v, f->is_signed),
+					   own);
 		else
-			atomic_add(&hc->errors, 1);
+			own_add(own, &hc->errors, 1);
 	}
 }
 
@@ -237,6 +275,9 @@ static __always_inline bool by_key(const volatile struct tpstat_by *by, __u32 i,
 	case TPSTAT_KEY_CGROUP:
 		key->k[2 * i] = bpf_get_current_cgroup_id();
 		return true;
+	case TPSTAT_KEY_KSTACK:
+	case TPSTAT_KEY_USTACK:
+		return true;	/* the stacks follow the key (tpstat_stack_record) */
 	default:
 		return read_field(&by->field[i], args, &key->k[2 * i]);
 	}
@@ -248,13 +289,13 @@ static __always_inline bool by_key(const volatile struct tpstat_by *by, __u32 i,
  * CPU may have inserted the same key; only when it is still missing (the map is full, or
  * -EBUSY in a nested run) is the event dropped, counted.
  */
-static __always_inline void record_keys(const int idx, const __u64 *args, __u32 cpu)
+static __always_inline void record_keys(__u32 idx, const __u64 *args, __u32 cpu)
 {
 	for (__u32 b = 0; b < TPSTAT_MAX_BY; b++) {
 		const volatile struct tpstat_by *by = &by_spec[b];
 		struct tpstat_key key = { .by = b };
 		struct tpstat_by_val *c, nv;
-		bool ok = true;
+		bool ok = true, own;
 		__u64 v = 0;
 
 		if (b >= nby)
@@ -263,7 +304,7 @@ static __always_inline void record_keys(const int idx, const __u64 *args, __u32 
 			continue;
 		/*
 		 * TP:cpu alone: the count already has it. A CPU below TPSTAT_SLOTS owns its
-		 * slot, and slots[cpu].count[idx] is this key's count (user space reads it there).
+		 * slot, and its count in that slot is this key's count (user space reads it there).
 		 */
 		if (by->nkeys == 1 && by->kind[0] == TPSTAT_KEY_CPU && !by->value &&
 		    cpu < TPSTAT_SLOTS)
@@ -278,6 +319,10 @@ static __always_inline void record_keys(const int idx, const __u64 *args, __u32 
 			atomic_add(&by_stats[b].errors, 1);
 			continue;
 		}
+		if (by->kdepth || by->udepth) {
+			tpstat_stack_record(b, by, &key, v, (void *)args);
+			continue;
+		}
 		c = bpf_map_lookup_elem(&by_counts, &key);
 		if (!c) {
 			nv = tpstat_by_value_first(v, by->vfield.is_signed);
@@ -289,62 +334,15 @@ static __always_inline void record_keys(const int idx, const __u64 *args, __u32 
 				continue;
 			}
 		}
-		atomic_add(&c->count, 1);
+		/* A key that names the CPU is only ever written here (tpstat_update.h). */
+		own = TPSTAT_PLAIN && tpstat_by_has_cpu(by);
+		own_add(own, &c->count, 1);
 		if (by->value)
-			tpstat_by_value_add(c, v, by->vfield.is_signed, &by_stats[b]);
+			tpstat_by_value_update(c, v, by->vfield.is_signed, &by_stats[b], own);
 	}
 }
 
-/* The key of one side of a --latency: true and the key in *@k, or false when a read failed. */
-static __always_inline bool lat_key(const volatile struct tpstat_lat_side *side, const __u64 *args,
-				    __u32 cpu, __u64 *k)
-{
-	switch (side->key) {
-	case TPFILTER_KEY_CPU:
-		*k = cpu;
-		return true;
-	case TPFILTER_KEY_PID:
-		*k = bpf_get_current_pid_tgid() >> 32;
-		return true;
-	case TPFILTER_KEY_CGROUP:
-		*k = bpf_get_current_cgroup_id();
-		return true;
-	default:
-		return read_field(&side->field, args, k);
-	}
-}
-
-/*
- * The --latency sides on tracepoint @idx: an END takes the time since its key's START into
- * the histogram, then a START stores the time under its key (in this order, so that one
- * tracepoint can end one key and start another: sched_switch's next and prev).
- */
-static __always_inline void record_latency(const int idx, const __u64 *args, __u32 cpu)
-{
-	__u64 now = bpf_ktime_get_ns();
-
-	for (__u32 l = 0; l < TPSTAT_MAX_LAT; l++) {
-		const volatile struct tpstat_lat_spec *sp = &lat_spec[l];
-		__u64 k, delta;
-
-		if (l >= nlat)
-			break;
-		if (sp->end.field.tp == idx) {
-			if (!lat_key(&sp->end, args, cpu, &k))
-				atomic_add(&lat_stats[l].end_errors, 1);
-			else if (tpstat_lat_end(&lat_stats[l], l, k, now, &delta))
-				tpstat_hist_record(&lat_hist[l], delta, false,
-						   sp->bounds.linear ? tpstat_lbucket(delta, &sp->bounds) :
-						   tpstat_bucket(delta, false));
-		}
-		if (sp->start.field.tp == idx) {
-			if (!lat_key(&sp->start, args, cpu, &k))
-				atomic_add(&lat_stats[l].start_errors, 1);
-			else
-				tpstat_lat_start(&lat_stats[l], l, k, now);
-		}
-	}
-}
+#include "bpf/tpstat_lat_prog.h"
 
 /*
  * -C: is @cpu one of those counted? Frozen rodata again: without -C the verifier removes
@@ -360,122 +358,69 @@ static __always_inline bool cpu_wanted(__u32 cpu)
 }
 
 /* Count one event of tracepoint @idx on @cpu if it is wanted; true when it was. */
-static __always_inline bool count_tp(const int idx, __u32 cpu)
+static __always_inline bool count_tp(__u32 idx, __u32 cpu)
 {
-	if (!cpu_wanted(cpu) || !wanted())
-		return false;
-	tpstat_count(slots, &tps[idx], idx, cpu);
-	return true;
-}
-
-/* One in @cpu's slot of @s (filtered[] or filter_errors[]) for tracepoint @idx. */
-static __always_inline void count_slot(struct tpstat_slot *s, const int idx, __u32 cpu)
-{
-	__u32 own = cpu;
-
-	if (cpu < TPSTAT_SLOTS) {
-		asm volatile("" : "+r"(own));	/* keep the mask: see tpstat_count() */
-		atomic_add(&s[own & (TPSTAT_SLOTS - 1)].count[idx], 1);
-	} else {
-		atomic_add(&s[TPSTAT_SLOTS + (cpu & (TPSTAT_SHARED_SLOTS - 1))].count[idx], 1);
-	}
-}
-
-/*
- * The --filter of tracepoint @idx, in the order given: 1 when the event passes them all, 0
- * when one rejects it, -1 when a read failed (the event is neither in nor out: an error).
- */
-static __always_inline int filter_event(const int idx, const __u64 *args, __u32 cpu)
-{
-	for (__u32 i = 0; i < TPSTAT_MAX_FILTER; i++) {
-		const volatile struct tpstat_filter_spec *f = &filter_spec[i];
-		__u64 v, comm[2] = {};
-
-		if (i >= nfilter)
-			break;
-		if (f->field.tp != idx)
-			continue;
-		switch (f->key) {
-		case TPFILTER_KEY_CPU:
-			v = cpu;
-			break;
-		case TPFILTER_KEY_PID:
-			v = bpf_get_current_pid_tgid() >> 32;
-			break;
-		case TPFILTER_KEY_CGROUP:
-			v = bpf_get_current_cgroup_id();
-			break;
-		case TPFILTER_KEY_COMM:
-			bpf_get_current_comm(comm, sizeof(comm));
-			/* == or != on the 16 bytes: the same as 0 compared with 0 or not. */
-			v = comm[0] != f->comm[0] || comm[1] != f->comm[1];
-			if (!tpfilter_pass(v, f->op, 0, false))
-				return 0;
-			continue;
-		default:
-			if (!read_field(&f->field, args, &v))
-				return -1;
-		}
-		if (!tpfilter_pass(v, f->op, f->value, f->is_signed))
-			return 0;
-	}
-	return 1;
-}
-
-/*
- * A wanted event of tracepoint @idx past its filters: true when it counts; otherwise it is
- * counted as filtered or as a filter error. Without --filter (nfilter is frozen rodata)
- * the verifier removes the filtering, and this is count_tp().
- */
-static __always_inline bool count_filtered_tp(const int idx, const __u64 *args, __u32 cpu)
-{
-	int pass;
+	struct tpstat_tp *tp;
 
 	if (!cpu_wanted(cpu) || !wanted())
 		return false;
-	pass = nfilter ? filter_event(idx, args, cpu) : 1;
-	if (pass <= 0) {
-		count_slot(pass ? filter_errors : filtered, idx, cpu);
-		return false;
-	}
-	tpstat_count(slots, &tps[idx], idx, cpu);
+	tp = bpf_map_lookup_elem(&tp_cpus, &idx);
+	if (tp)
+		tpstat_count(tp, idx, cpu);
 	return true;
 }
 
+#include "bpf/tpstat_filter_prog.h"
+
 /*
- * tpstat_N counts tracepoint N; tpstat_hist_N also applies its --filter and records its
- * --hist fields and --by keys, in the same run, so that they add up to the count and the
- * recursion misses are the same.
+ * The index patched into this copy of the program (TPSTAT_IDX_MARK in tpstat.h): an
+ * ld_imm64 the verifier sees as a constant, so that it drops the other tracepoints'
+ * --hist, --by, --filter and --latency code as it did when each index had its own program.
  */
-#define TPSTAT_PROG(i)				\
-SEC("raw_tp")					\
-int tpstat_##i(void *ctx)			\
-{						\
-	count_tp(i, bpf_get_smp_processor_id());	\
-	return 0;				\
-}						\
-SEC("raw_tp")					\
-int tpstat_hist_##i(void *ctx)			\
-{						\
-	__u32 cpu = bpf_get_smp_processor_id();	\
-						\
-	if (count_filtered_tp(i, ctx, cpu)) {	\
-		record_fields(i, ctx, cpu);	\
-		record_keys(i, ctx, cpu);	\
-		if (nlat)			\
-			record_latency(i, ctx, cpu);	\
-	}					\
-	return 0;				\
+static __always_inline __u32 marked_idx(void)
+{
+	__u64 v;
+
+	asm volatile("%[v] = 0x7470737400000000 ll" : [v] "=r"(v));
+	return (__u32)v;
 }
 
-TPSTAT_PROG(0)  TPSTAT_PROG(1)  TPSTAT_PROG(2)  TPSTAT_PROG(3)
-TPSTAT_PROG(4)  TPSTAT_PROG(5)  TPSTAT_PROG(6)  TPSTAT_PROG(7)
-TPSTAT_PROG(8)  TPSTAT_PROG(9)  TPSTAT_PROG(10) TPSTAT_PROG(11)
-TPSTAT_PROG(12) TPSTAT_PROG(13) TPSTAT_PROG(14) TPSTAT_PROG(15)
-TPSTAT_PROG(16) TPSTAT_PROG(17) TPSTAT_PROG(18) TPSTAT_PROG(19)
-TPSTAT_PROG(20) TPSTAT_PROG(21) TPSTAT_PROG(22) TPSTAT_PROG(23)
-TPSTAT_PROG(24) TPSTAT_PROG(25) TPSTAT_PROG(26) TPSTAT_PROG(27)
-TPSTAT_PROG(28) TPSTAT_PROG(29) TPSTAT_PROG(30) TPSTAT_PROG(31)
+/* Count tracepoint @idx: the program of a plain count. */
+static __always_inline void count_prog(__u32 idx)
+{
+	count_tp(idx, bpf_get_smp_processor_id());
+}
+
+/*
+ * The program with --hist, --by, --filter or --latency: it also applies the tracepoint's
+ * --filter and records its --hist fields and --by keys, in the same run, so that they add
+ * up to the count and the recursion misses are the same.
+ */
+static __always_inline void hist_prog(__u32 idx, void *ctx)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (count_filtered_tp(idx, ctx, cpu)) {
+		record_fields(idx, ctx, cpu);
+		record_keys(idx, ctx, cpu);
+		if (nlat)
+			record_latency(idx, ctx, cpu);
+	}
+}
+
+SEC("raw_tp")
+int tpstat_0(void *ctx)
+{
+	count_prog(marked_idx());
+	return 0;
+}
+
+SEC("raw_tp")
+int tpstat_hist_0(void *ctx)
+{
+	hist_prog(marked_idx(), ctx);
+	return 0;
+}
 
 /*
  * -- CMD: a process forked by one of the tree joins it before it can run, like perf stat's

@@ -3,8 +3,21 @@
 #ifndef __BAREATOM_TPSTAT_ABI_H
 #define __BAREATOM_TPSTAT_ABI_H
 
-/* One BPF program per counted tracepoint, tpstat_0 ... tpstat_31. */
-#define TPSTAT_MAX_TP		32
+/*
+ * Which tracepoint a program run counts (src/tpstat_progs.c loads them): the index patched
+ * into each copy's instructions, an ld_imm64 of TPSTAT_IDX_MARK | index (index 0 as
+ * compiled), or on kernels with a raw_tp attach cookie (6.10+) the link's cookie.
+ */
+#define TPSTAT_IDX_MARK		0x7470737400000000ULL	/* "tpst" in the high word */
+/*
+ * The counters are sized at load for the tracepoints counted: entry
+ * (plane * TPSTAT_NR_SLOTS + slot) * stride + index of the counts map, where stride is
+ * their number rounded up to TPSTAT_LINE, so that no two slots share a cache line.
+ */
+#define TPSTAT_LINE		8	/* counters in a cache line */
+#define TPSTAT_PLANE_COUNT	0	/* the events counted */
+#define TPSTAT_PLANE_FILTERED	1	/* --filter: rejected (planes 1 and 2 only with --filter) */
+#define TPSTAT_PLANE_FILTER_ERRORS	2	/* --filter: reads that failed */
 /* Count slots, one per CPU below TPSTAT_SLOTS. */
 #define TPSTAT_SLOTS		256
 /* Slots shared by the CPUs above (still exact: the adds are atomic). */
@@ -29,16 +42,13 @@ enum tpstat_filter {
 
 /*
  * Each CPU adds to its own slot, so counting scales with CPUs instead of
- * bouncing one cache line; user space folds the slots. The adds stay atomic
- * because raw tracepoint programs nest on a CPU (an interrupt can fire a
- * tracepoint while the program runs), and CPUs >= TPSTAT_SLOTS share the
- * last TPSTAT_SHARED_SLOTS slots.
+ * bouncing one cache line; user space folds the slots. The adds are plain
+ * where the kernel refuses a program's nested run on a CPU (one program, one
+ * CPU, one writer: bpf/tpstat_update.h) and atomic otherwise; CPUs >=
+ * TPSTAT_SLOTS share the last TPSTAT_SHARED_SLOTS slots, always atomically.
  */
-struct tpstat_slot {
-	__u64 count[TPSTAT_MAX_TP];
-} __attribute__((aligned(64)));
 
-/* Per tracepoint, written rarely: only the first time a CPU sees it. */
+/* Per tracepoint (the tp_cpus map), written rarely: only the first time a CPU sees it. */
 struct tpstat_tp {
 	__u64 cpus[TPSTAT_CPU_WORDS];	/* set of CPUs that hit it (fetch-or) */
 	__u64 ncpus;			/* bits in cpus, from fetch-or's old value */
@@ -80,7 +90,11 @@ struct tpstat_field {
 	} steps[TPSTAT_FIELD_STEPS];
 };
 
-/* In .bss: updated with atomics only (BPF_ADD per bucket and sum, cmpxchg for min/max). */
+/*
+ * One per CPU (hist_cpu), .bss beyond, and per --latency: plain updates on a CPU's own copy
+ * where the kernel allows (bpf/tpstat_update.h), else BPF_ADD per bucket and sum, cmpxchg
+ * for min/max.
+ */
 struct tpstat_hist {
 	__u64 samples;		/* values recorded: with errors, every counted event */
 	__u64 errors;		/* events whose reads failed (bpf_probe_read_kernel) */
@@ -118,11 +132,14 @@ struct tpstat_filter_spec {
 
 /*
  * --latency 'START:KEY,END:KEY': the time from START to END of the same key, in a log2
- * histogram of ns; bpf/tpstat_latency.h has the accounting. The open STARTs are in a hash
- * map of TPSTAT_LAT_ENTRIES.
+ * histogram of ns; bpf/tpstat_latency.h has the accounting. The open STARTs of a cpu,cpu
+ * latency are in one word per CPU (lat_cpu), the others' in a table of TPSTAT_LAT_ENTRIES
+ * per latency (lat_table): TPSTAT_LAT_BUCKETS buckets of TPSTAT_LAT_WAYS ways.
  */
 #define TPSTAT_MAX_LAT		4
 #define TPSTAT_LAT_ENTRIES	10240
+#define TPSTAT_LAT_WAYS		4
+#define TPSTAT_LAT_BUCKETS	(TPSTAT_LAT_ENTRIES / TPSTAT_LAT_WAYS)
 
 /* A key of --latency: the kernel's (cpu, pid, cgroup: enum tpfilter_key) or a field. */
 struct tpstat_lat_side {
@@ -137,37 +154,38 @@ struct tpstat_lat_spec {
 	struct tpstat_field bounds;	/* linear: --lhist-style buckets of ns; else log2 */
 };
 
-/* The table's key: which --latency, and the value of its KEY expression. */
-struct tpstat_lat_key {
-	__u32 lat;
-	__u32 pad;
-	__u64 key;
-};
-
 /*
- * An open START (bpf/tpstat_latency.h): its time, or TPSTAT_LAT_CLAIMED while the END that
- * matched it deletes it, or TPSTAT_LAT_FREE when that delete failed (-EBUSY): no START,
- * an entry the next START of its key takes. The key is kept beside the time, so that a
- * program holding an entry that was freed and reused for another key sees so.
+ * A START's time in its home (bpf/tpstat_latency.h): TPSTAT_LAT_EMPTY when there is none,
+ * TPSTAT_LAT_BUSY while a START writes a table way's key; any other value is an open
+ * START's TPSTAT_NOW().
  */
-#define TPSTAT_LAT_CLAIMED	0
-#define TPSTAT_LAT_FREE		1
-struct tpstat_lat_start {
-	__u64 ns;		/* TPSTAT_NOW() at the START (> TPSTAT_LAT_FREE), or the above */
-	__u64 key;		/* the table key's, again */
-	__u32 lat;
-	__u32 pad;
-};
+#define TPSTAT_LAT_EMPTY	0
+#define TPSTAT_LAT_BUSY		1
+
+/* The cpu,cpu home: per CPU (lat_cpu's entry), the open START's time of each latency. */
+struct tpstat_lat_cpu {
+	__u64 ns[TPSTAT_MAX_LAT];
+} __attribute__((aligned(64)));
+
+/* A bucket of the table (lat_table's entry l * TPSTAT_LAT_BUCKETS + bucket): one line. */
+struct tpstat_lat_bucket {
+	__u64 ns[TPSTAT_LAT_WAYS];	/* the ways' times */
+	__u64 key[TPSTAT_LAT_WAYS];	/* their keys: meaningful under a START's time */
+} __attribute__((aligned(64)));
+
+/* Does --latency keyed @start_key,@end_key (enum tpfilter_key) live in lat_cpu? */
+#define TPSTAT_LAT_CPU_HOME(start_key, end_key) \
+	((start_key) == TPFILTER_KEY_CPU && (end_key) == TPFILTER_KEY_CPU)
 
 /* In .bss, per --latency: what is not a sample or an open entry. */
 struct tpstat_lat_stats {
 	__u64 replaced;		/* STARTs whose key was open already */
-	__u64 dropped;		/* STARTs that found no room: the table is full */
+	__u64 dropped;		/* STARTs that found no room: their bucket is full */
 	__u64 no_start;		/* ENDs with no open START for their key */
 	__u64 start_errors;	/* STARTs whose KEY could not be read */
 	__u64 end_errors;	/* ENDs whose KEY could not be read */
-	__u64 start_busy;	/* STARTs the table refused busy (-EBUSY) or that lost every race */
-	__u64 end_busy;		/* ENDs whose key's entry changed under them at every try */
+	__u64 start_busy;	/* STARTs whose way changed under them at every try */
+	__u64 end_busy;		/* ENDs whose key's way changed under them at every try */
 };
 
 /*
@@ -188,6 +206,8 @@ enum tpstat_key_kind {
 	TPSTAT_KEY_COMM,	/* the current task's comm */
 	TPSTAT_KEY_CGROUP,	/* the current task's cgroup v2 id */
 	TPSTAT_KEY_EXPR,	/* a field of the arguments, as --hist reads one */
+	TPSTAT_KEY_KSTACK,	/* the kernel stack (bpf/tpstat_stack.h): not in k[] */
+	TPSTAT_KEY_USTACK,	/* the user stack, frames by build id: not in k[] */
 };
 
 /* Set in .rodata before load: key i is kind[i], of field[i] for TPSTAT_KEY_EXPR. */
@@ -196,7 +216,7 @@ struct tpstat_by {
 	__u32 nkeys;
 	__u32 kind[TPSTAT_BY_KEYS];
 	__u32 value;		/* --value: vfield's sum, min and max per key */
-	__u32 pad;
+	__u16 kdepth, udepth;	/* kstack:N, ustack:N frames (bpf/tpstat_stack.h); 0: none */
 	struct tpstat_field field[TPSTAT_BY_KEYS];
 	struct tpstat_field vfield;
 };
@@ -224,6 +244,42 @@ struct tpstat_by_stats {
 	__u64 dropped;
 	__u64 errors;
 	__u64 minmax_lost;	/* --value min/max updates given up after TPSTAT_MINMAX_TRIES */
+};
+
+/*
+ * --by TP:kstack[:N], TP:ustack[:N], alone or in a tuple: the tuple's other keys and the
+ * stacks are one key of the stack_counts hash (bpf/tpstat_stack.h), laid out as below and
+ * sized at load for the deepest stack asked. A stack deeper than N, a stack that finds no
+ * slot, a user stack of a task with none (a kernel thread) and a stack the kernel failed
+ * to give are counted apart (struct tpstat_stack_stats): entries + those + the --by's
+ * key errors = the tracepoint's count.
+ */
+#define TPSTAT_STACK_MAX	126	/* frames: N+1 are asked, below perf_event_max_stack */
+#define TPSTAT_STACK_DEFAULT	TPSTAT_STACK_MAX
+#define TPSTAT_STACK_ENTRIES	10240
+#define TPSTAT_KFRAME		8	/* a kernel frame: its address */
+#define TPSTAT_UFRAME		32	/* a user frame: struct bpf_stack_build_id */
+
+/* The key's head; then (kdepth + 1) kernel frames, then (udepth + 1) user frames. */
+struct tpstat_stack_key {
+	__u32 by;		/* which --by */
+	__u32 tgid;		/* with a user stack: the process (frames the kernel gave as IPs) */
+	__u64 k[TPSTAT_KEY_WORDS];	/* the tuple's other keys, as struct tpstat_key's */
+};
+
+/* Bytes of kernel and user frames of a --by (one frame more than asked: a deeper stack). */
+#define TPSTAT_KSTACK_BYTES(kd)	((kd) ? ((kd) + 1) * TPSTAT_KFRAME : 0)
+#define TPSTAT_USTACK_BYTES(ud)	((ud) ? ((ud) + 1) * TPSTAT_UFRAME : 0)
+#define TPSTAT_STACK_KEY_BYTES(kd, ud) \
+	(sizeof(struct tpstat_stack_key) + TPSTAT_KSTACK_BYTES(kd) + TPSTAT_USTACK_BYTES(ud))
+#define TPSTAT_STACK_KEY_MAX	TPSTAT_STACK_KEY_BYTES(TPSTAT_STACK_MAX, TPSTAT_STACK_MAX)
+
+/* In .bss, per --by: the events with a stack key that found no entry, and why. */
+struct tpstat_stack_stats {
+	__u64 truncated;	/* a stack deeper than N */
+	__u64 map_full;		/* no slot for a new stack (or its bucket busy in a nested run) */
+	__u64 no_ustack;	/* a task with no user memory: a kernel thread, or one exiting */
+	__u64 read_error;	/* bpf_get_stack() failed */
 };
 
 #endif /* __BAREATOM_TPSTAT_ABI_H */

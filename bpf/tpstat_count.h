@@ -1,41 +1,43 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The counting step of tpstat's programs, apart so that a host test
- * (tests/unit/tpstat-cpus.c) runs this very code on a model of the .bss. The includer
- * provides atomics.h, tpstat_abi.h and TPSTAT_NOW() (bpf_ktime_get_ns() in BPF).
+ * (tests/unit/tpstat-cpus.c) runs this very code on a model of the counters. The includer
+ * provides atomics.h, tpstat_abi.h, tpstat_update.h, TPSTAT_NOW() (bpf_ktime_get_ns() in
+ * BPF), TPSTAT_COUNTER(slot, idx), a pointer to the count of tracepoint idx in slot (or
+ * NULL), and TPSTAT_PLAIN, true when the kernel refuses a program's nested run on a CPU
+ * (tpstat_update.h: a frozen .rodata flag in BPF).
  */
 #ifndef __BAREATOM_TPSTAT_COUNT_H
 #define __BAREATOM_TPSTAT_COUNT_H
 
 /*
- * Count one hit of tracepoint @idx (its struct @tp) on @cpu into @slots.
+ * Count one hit of tracepoint @idx (its struct @tp) on @cpu, into the counter the includer's
+ * TPSTAT_COUNTER(slot, idx) points to (NULL: none, nothing counted).
  *
  * A CPU below TPSTAT_SLOTS owns its slot, so the fetch-add's old value says whether this
  * is the CPU's first event: only then is it added to the set and the first CPU claimed.
- * The common path is the compare of @cpu, one atomic and one branch on its old value.
+ * The common path is the compare of @cpu, one add and one branch on its old value. The add
+ * is plain with TPSTAT_PLAIN: the slot of tracepoint @idx is written by @idx's program
+ * only (one per tracepoint, src/tpstat_progs.c), on this CPU only, and that program's runs
+ * on a CPU never overlap (tpstat_update.h).
  * Higher CPUs add to shared slots, which no low CPU uses (a shared old value says
- * nothing, and must not hide a low CPU's first event), and look the set up themselves.
+ * nothing, and must not hide a low CPU's first event), and look the set up themselves:
+ * their adds, and everything in @tp, which all CPUs write, stay atomic.
  * CPUs the set cannot name (>= TPSTAT_MAX_CPUS) are still counted, and flag the set as
  * incomplete rather than landing on another CPU's bit.
  */
-static __always_inline void tpstat_count(struct tpstat_slot *slots, struct tpstat_tp *tp,
-					 const int idx, __u32 cpu)
+static __always_inline void tpstat_count(struct tpstat_tp *tp, __u32 idx, __u32 cpu)
 {
-	__u64 bit, old;
+	__u64 bit, old, *c;
 
 	if (cpu < TPSTAT_SLOTS) {
-		__u32 own = cpu;
-
-		/*
-		 * The mask changes nothing (cpu < TPSTAT_SLOTS, a power of two), but clang may
-		 * test one copy of cpu and index with another, and the verifier needs the index
-		 * bounded: hide the value from clang so that the mask stays.
-		 */
-		asm volatile("" : "+r"(own));
-		if (atomic_fetch_add(&slots[own & (TPSTAT_SLOTS - 1)].count[idx], 1))
+		c = TPSTAT_COUNTER(cpu, idx);
+		if (!c || own_fetch_add(TPSTAT_PLAIN, c, 1))
 			return;
 	} else {
-		atomic_add(&slots[TPSTAT_SLOTS + (cpu & (TPSTAT_SHARED_SLOTS - 1))].count[idx], 1);
+		c = TPSTAT_COUNTER(TPSTAT_SLOTS + (cpu & (TPSTAT_SHARED_SLOTS - 1)), idx);
+		if (c)
+			atomic_add(c, 1);
 		if (cpu >= TPSTAT_MAX_CPUS) {
 			/* A plain store: every writer stores the same 1. */
 			if (!*(volatile __u64 *)&tp->cpus_beyond)

@@ -3,8 +3,9 @@
  * --hist and --value in tpstat's programs: read a field of the tracepoint's arguments and
  * record it, in the same program run as the count, so that samples + errors = count exactly
  * and the kernel's recursion misses are the same for both. Apart from tpstat.bpf.c so that
- * the bucket arithmetic and the 128-bit sums are also compiled into a host test. The includer provides atomics.h,
- * tpstat_abi.h and, for tpstat_field_read(), bpf_probe_read_kernel().
+ * the bucket arithmetic and the 128-bit sums are also compiled into a host test. The includer
+ * provides atomics.h, tpstat_abi.h and tpstat_update.h (which says when an update may be
+ * plain).
  */
 #ifndef __BAREATOM_TPSTAT_HIST_H
 #define __BAREATOM_TPSTAT_HIST_H
@@ -78,26 +79,34 @@ static __always_inline __u64 tpstat_field_value(const volatile struct tpstat_fie
  * Add @v to the 128-bit two's complement sum @hi:@lo: the high word gains the carry out of
  * the low one and, for a negative value, its sign extension (-1). The two cancel for most
  * negative values, so the common path is one fetch add, a compare and a branch: the high
- * word's atomic runs only when the sum crosses 2^64 (either way).
+ * word's add runs only when the sum crosses 2^64 (either way). Plain when @own
+ * (tpstat_update.h), atomic otherwise.
  */
-static __always_inline void tpstat_sum128_add(__u64 *lo, __u64 *hi, __u64 v, bool is_signed)
+static __always_inline void tpstat_sum128_add(__u64 *lo, __u64 *hi, __u64 v, bool is_signed,
+					      bool own)
 {
-	__u64 old = atomic_fetch_add(lo, v);
+	__u64 old = own_fetch_add(own, lo, v);
 	__u64 carry = (__u64)(old + v < old) - (__u64)(is_signed && (__s64)v < 0);
 
 	if (carry)
-		atomic_add(hi, carry);
+		own_add(own, hi, carry);
 }
 
 /*
- * The one min/max update: lower *@p to @v (raise, with @max) when @v is beyond it, with a
- * bounded cmpxchg loop; false when it gave up after TPSTAT_MINMAX_TRIES (the caller counts
- * it as lost).
+ * The one min/max update: lower *@p to @v (raise, with @max) when @v is beyond it. Owned
+ * (@own), a compare and a store; shared, a bounded cmpxchg loop, false when it gave up
+ * after TPSTAT_MINMAX_TRIES (the caller counts it as lost).
  */
-static __always_inline bool tpstat_extreme(__u64 *p, __u64 v, bool sg, bool max)
+static __always_inline bool tpstat_extreme(__u64 *p, __u64 v, bool sg, bool max, bool own)
 {
 	__u64 old = *(volatile __u64 *)p;
 
+	if (own) {
+		if (max ? (sg ? (__s64)v > (__s64)old : v > old) :
+			  (sg ? (__s64)v < (__s64)old : v < old))
+			*p = v;
+		return true;
+	}
 	for (int i = 0; i < TPSTAT_MINMAX_TRIES; i++) {
 		__u64 seen;
 
@@ -113,13 +122,14 @@ static __always_inline bool tpstat_extreme(__u64 *p, __u64 v, bool sg, bool max)
 }
 
 /*
- * Record @v in bucket @b: the bucket with BPF_ADD, the sum's low word with a fetch add whose
- * old value tells the carry into its high word, min and max with bounded cmpxchg loops.
- * samples is not kept here: it is the buckets' sum (tpstat_hist_samples()), one atomic less.
- * The atomics stay on a CPU's own copy, since raw_tp programs nest on a CPU.
+ * Record @v in bucket @b: one add to the bucket, one to the sum's low word (whose old value
+ * tells the carry into its high word), min and max. samples is not kept here: it is the
+ * buckets' sum (tpstat_hist_samples()), one add less. @own: @h is one CPU's copy, written by
+ * one program only, and the kernel refuses that program's nested runs (tpstat_update.h):
+ * plain updates. Otherwise BPF_ADD, and cmpxchg loops for min and max.
  */
-static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, bool is_signed,
-					       __u32 b)
+static __always_inline void tpstat_hist_update(struct tpstat_hist *h, __u64 v, bool is_signed,
+					       __u32 b, bool own)
 {
 	/*
 	 * b < TPSTAT_HIST_BUCKETS already; the verifier needs to see it on the register that
@@ -127,12 +137,19 @@ static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, b
 	 * so hide the value from it and mask the index itself.
 	 */
 	asm volatile("" : "+r"(b));
-	atomic_add(&h->buckets[b & (TPSTAT_HIST_SLOTS - 1)], 1);
-	tpstat_sum128_add(&h->sum, &h->sum_hi, v, is_signed);
-	if (!tpstat_extreme(&h->min, v, is_signed, false))
+	own_add(own, &h->buckets[b & (TPSTAT_HIST_SLOTS - 1)], 1);
+	tpstat_sum128_add(&h->sum, &h->sum_hi, v, is_signed, own);
+	if (!tpstat_extreme(&h->min, v, is_signed, false, own))
 		atomic_add(&h->minmax_lost, 1);
-	if (!tpstat_extreme(&h->max, v, is_signed, true))
+	if (!tpstat_extreme(&h->max, v, is_signed, true, own))
 		atomic_add(&h->minmax_lost, 1);
+}
+
+/* Record @v in @h, which several CPUs or programs may write (atomics): bucket @b. */
+static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, bool is_signed,
+					       __u32 b)
+{
+	tpstat_hist_update(h, v, is_signed, b, false);
 }
 
 /* --value: a new key's first value @v (@sg: signed), its count 1. */
@@ -144,16 +161,25 @@ static __always_inline struct tpstat_by_val tpstat_by_value_first(__u64 v, bool 
 
 /*
  * --value: add @v to an existing key's 128-bit sum, min and max (@sg: signed); min/max
- * updates given up after TPSTAT_MINMAX_TRIES are counted in @st. The count is the caller's.
+ * updates given up after TPSTAT_MINMAX_TRIES are counted in @st (shared: atomic). Plain
+ * when @own (the key is written on one CPU by one program: tpstat_update.h). The count is
+ * the caller's.
  */
+static __always_inline void tpstat_by_value_update(struct tpstat_by_val *c, __u64 v, bool sg,
+						   struct tpstat_by_stats *st, bool own)
+{
+	tpstat_sum128_add(&c->sum, &c->sum_hi, v, sg, own);
+	if (!tpstat_extreme(&c->min, v, sg, false, own))
+		atomic_add(&st->minmax_lost, 1);
+	if (!tpstat_extreme(&c->max, v, sg, true, own))
+		atomic_add(&st->minmax_lost, 1);
+}
+
+/* tpstat_by_value_update() of a key several CPUs may write. */
 static __always_inline void tpstat_by_value_add(struct tpstat_by_val *c, __u64 v, bool sg,
 						struct tpstat_by_stats *st)
 {
-	tpstat_sum128_add(&c->sum, &c->sum_hi, v, sg);
-	if (!tpstat_extreme(&c->min, v, sg, false))
-		atomic_add(&st->minmax_lost, 1);
-	if (!tpstat_extreme(&c->max, v, sg, true))
-		atomic_add(&st->minmax_lost, 1);
+	tpstat_by_value_update(c, v, sg, st, false);
 }
 
 /* The values recorded in @h: its buckets' sum. */

@@ -1,138 +1,217 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * --latency 'START:KEY,END:KEY' in tpstat's programs: at START the time is stored under the
- * key's value, at END the time since is taken and the entry removed. Apart from tpstat.bpf.c,
- * as tpstat_count.h is, so that a host test (tests/unit/tpstat-latency.c) runs this very
- * code on a model of the hash map. The includer provides atomics.h, tpstat_abi.h (the table's key
- * and value, the accounting) and three operations on the table of open starts (a BPF hash
- * map in the program):
+ * key's value, at END the time since is taken and the key's home emptied. Apart from
+ * tpstat.bpf.c, as tpstat_count.h is, so that a host test (tests/unit/tpstat-latency.c) runs
+ * this very code on its own tables. The includer provides atomics.h, tpstat_abi.h and
+ * TPSTAT_LAT_RACE(), which is nothing in BPF and, in the host test, another program's step
+ * run between a read and the atomic that depends on it, or while a START holds a way BUSY.
  *
- *   TPSTAT_LAT_INSERT(key, val)  add, only if the key is absent: 0, -EEXIST, or another error
- *                                (-E2BIG when the table is full, -ENOMEM, -EBUSY)
- *   TPSTAT_LAT_LOOKUP(key)       the value, or NULL
- *   TPSTAT_LAT_DELETE(key)       remove: 0, or an error (-EBUSY: the bucket is locked)
- *
- * The map is not a lock: a delete can fail with -EBUSY (a nested run on this CPU holds the
- * bucket's lock), and an entry a program looked up can be deleted, freed and reused for
- * another key before the program writes to it (a preallocated hash map reuses freed
- * elements at once). So an entry's value says who owns it (tpstat_abi.h): a START's time, or
- * CLAIMED (an END took it and is deleting it), or FREE (that delete failed: no START, the
- * next START of its key takes it), and it carries its key, checked after the time is read;
- * every change of the time is a compare-and-swap from the value read, so a program whose
- * entry changed (or was reused) under it looks again, a few times, then gives up counted.
+ * No map operation per event: a START's time has a home that stays, and a START or END is a
+ * swap of the time in it (an empty home is 0).
+ *   cpu,cpu   one word per CPU and latency (struct tpstat_lat_cpu): the key is the CPU the
+ *             program runs on, so only that CPU's programs write it;
+ *   others    (pid, cgroup, a field) a table of TPSTAT_LAT_BUCKETS buckets per latency,
+ *             each of TPSTAT_LAT_WAYS (key, time) ways in one cache line
+ *             (struct tpstat_lat_bucket); a key lives in any way of its bucket.
+ * A pid is a process, whose START and END can be two of its threads, so task storage (one
+ * thread's) is no home for it; nor for a cgroup, or a field. The table needs no delete: an
+ * END sets its way's time to EMPTY, and the way is free for the next START of its bucket.
  *
  * Exact means accounted. Every START is one of:
- *   fresh      it inserted its key, or took its key's FREE entry; later matched or open
+ *   fresh      it took an EMPTY way (or its CPU's empty word); later matched or open
  *   replaced   its key was open: its time replaces the open one's (the latest start counts,
  *              as runqlat's)
- *   dropped    no room: the table is full (-E2BIG, -ENOMEM)
- *   start_busy the table said -EBUSY, or the entry changed under it at every try
+ *   dropped    no room: every way of its bucket holds another key's START
+ *   start_busy its key's way, or the EMPTY way it chose, changed under it at every try
  * and every END one of:
- *   matched    it claimed its key's START (time -> CLAIMED): one sample
- *   no_start   no entry for its key, or one another END has claimed (CLAIMED, FREE)
- *   end_busy   its key's entry changed under it at every try
- * Each START's time is claimed by at most one END (the compare-and-swap decides), a claimed
- * entry is deleted or becomes FREE, never a START again but by a START's own swap, so
+ *   matched    it swapped its key's START time for EMPTY: one sample
+ *   no_start   no way of its bucket holds its key's START
+ *   end_busy   its key's way changed under it at every try
+ * Each START's time is taken by at most one END or one replacing START (a compare-and-swap
+ * from the time read decides), so
  *   START's count = matched + open + replaced + dropped + start_busy (+ errors reading its key)
  *   END's count   = matched + no_start + end_busy (+ errors reading its key)
- * where open counts the entries holding a time (not CLAIMED, not FREE).
+ * where open counts the homes holding a time (or BUSY: a START writing its key, only while
+ * it runs), which user space reads.
  *
- * What is not exact under contention, and why: a program's swap succeeds on an entry that
- * was freed and reused for another key only if that key's START stored the very same ns
- * (two CPUs reading the clock in the same ns); and FREE entries (a failed delete, only in a
- * nested run) keep their room until a START of their key takes them. Both need a table the
- * program owns (a latency redesign, planned after issue 35); until then tpstat says how
- * many STARTs and ENDs were busy rather than calling them full or unmatched.
+ * What is not exact under contention, and why: a swap succeeds on a way that was emptied and
+ * taken by another key of its bucket in between only if that key's START read the very same
+ * ns (two CPUs reading the clock in the same ns); two STARTs of one key on two CPUs at once
+ * can both take an EMPTY way, and the key then has two open STARTs (the older one is matched
+ * or replaced later, as a START of its own: the sums still hold).
  */
 #ifndef __BAREATOM_TPSTAT_LATENCY_H
 #define __BAREATOM_TPSTAT_LATENCY_H
 
-#ifndef EEXIST
-#define EEXIST 17
-#endif
-#ifndef EBUSY
-#define EBUSY 16
-#endif
-
-/* Lookups of one START or END before it gives up, counted as busy. */
+/* Tries of one START or END whose way changed under it, before it gives up, counted busy. */
 #define TPSTAT_LAT_TRIES 4
 
-/* The time of @open, if it is still the entry of @lat's @key (read in this order). */
-static __always_inline __u64 tpstat_lat_time(struct tpstat_lat_start *open, __u32 lat, __u64 key,
-					     bool *mine)
-{
-	__u64 ns = *(volatile __u64 *)&open->ns;
+#define TPSTAT_LAT_READ(x)	(*(volatile __typeof__(x) *)&(x))
+#define TPSTAT_LAT_WRITE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 
-	*mine = *(volatile __u64 *)&open->key == key && *(volatile __u32 *)&open->lat == lat;
-	return ns;
+/* The bucket of @key in a latency's part of the table (Fibonacci hashing). */
+static __always_inline __u32 tpstat_lat_bucket_of(__u64 key)
+{
+	return (__u32)((key * 0x9e3779b97f4a7c15ULL) >> 32) % TPSTAT_LAT_BUCKETS;
 }
 
-/* A START of latency @lat for @key at @now (a clock read, above TPSTAT_LAT_FREE). */
-static __always_inline void tpstat_lat_start(struct tpstat_lat_stats *st, __u32 lat, __u64 key,
-					     __u64 now)
+/*
+ * The cpu-keyed home: @slot is this CPU's word of the latency (NULL: a CPU beyond the
+ * array, which a possible CPU never is). Only programs running on this CPU write it, since
+ * the key is the CPU they run on; user space only reads it.
+ *
+ * @plain: START and END are one tracepoint, so one program writes the word: a raw_tp
+ * program does not nest on a CPU (6.1's __bpf_trace_run() refuses a second run while the
+ * first is under way and counts it in the program's recursion_misses), and no other CPU
+ * writes it, so a plain load and store are exact. Otherwise START's and END's programs can
+ * nest on this CPU (an interrupt's tracepoint runs one inside the other, between a load and
+ * a store): an xchg decides which of them had the time. The line is this CPU's alone, so
+ * the xchg meets no other CPU.
+ */
+static __always_inline bool tpstat_lat_cpu_end(struct tpstat_lat_stats *st, __u64 *slot,
+					       bool plain, __u64 now, __u64 *delta)
 {
-	struct tpstat_lat_key k = { .lat = lat, .key = key };
-	struct tpstat_lat_start v = { .ns = now, .key = key, .lat = lat }, *open;
-	__u64 old;
-	bool mine;
-	long err;
+	__u64 then = 0;
 
-	for (int i = 0; i < TPSTAT_LAT_TRIES; i++) {
-		open = TPSTAT_LAT_LOOKUP(&k);
-		if (open) {
-			old = tpstat_lat_time(open, lat, key, &mine);
-			/* Reused for another key, or being deleted by its END: look again. */
-			if (!mine || old == TPSTAT_LAT_CLAIMED)
-				continue;
-			if (atomic_cmpxchg(&open->ns, old, now) != old)
-				continue;
-			if (old != TPSTAT_LAT_FREE)
-				atomic_add(&st->replaced, 1);
-			return;
-		}
-		err = TPSTAT_LAT_INSERT(&k, &v);
-		if (!err)
-			return;
-		if (err == -EEXIST)	/* another CPU inserted the key: look again */
-			continue;
-		if (err == -EBUSY)
-			break;
+	if (slot && plain) {
+		then = *slot;
+		*slot = TPSTAT_LAT_EMPTY;
+	} else if (slot) {
+		then = atomic_xchg(slot, TPSTAT_LAT_EMPTY);
+	}
+	if (then == TPSTAT_LAT_EMPTY) {
+		atomic_add(&st->no_start, 1);	/* shared by every CPU: atomic, and rare */
+		return false;
+	}
+	*delta = now > then ? now - then : 0;
+	return true;
+}
+
+static __always_inline void tpstat_lat_cpu_start(struct tpstat_lat_stats *st, __u64 *slot,
+						 bool plain, __u64 now)
+{
+	__u64 old;
+
+	if (!slot) {
 		atomic_add(&st->dropped, 1);
 		return;
+	}
+	if (plain) {
+		old = *slot;
+		*slot = now;
+	} else {
+		old = atomic_xchg(slot, now);
+	}
+	if (old != TPSTAT_LAT_EMPTY)
+		atomic_add(&st->replaced, 1);
+}
+
+/*
+ * The table. A way's time is EMPTY, BUSY (a START took it and is writing its key) or a
+ * START's time; the key is written only while the way is BUSY, so a program that read a
+ * time and then the key has a (time, key) pair of one START when the time is still there
+ * at its compare-and-swap. Ways are shared by every CPU and by START's and END's programs,
+ * so every change of a time is a compare-and-swap (or the BUSY way's owner's store).
+ * Order: a START stores the key before the time; a reader loads the time before the key.
+ * Both are volatile (the compiler keeps their order) and x86-64, the only target, keeps
+ * stores in order and loads in order (TSO).
+ */
+enum { TPSTAT_LAT_FRESH, TPSTAT_LAT_REPLACED, TPSTAT_LAT_FULL, TPSTAT_LAT_RACED,
+       TPSTAT_LAT_MATCHED, TPSTAT_LAT_NONE };
+
+static __always_inline int tpstat_lat_start_try(struct tpstat_lat_bucket *b, __u64 key, __u64 now)
+{
+	__u32 empty = TPSTAT_LAT_WAYS;
+
+	for (__u32 w = 0; w < TPSTAT_LAT_WAYS; w++) {
+		__u64 t = TPSTAT_LAT_READ(b->ns[w]);
+
+		if (t == TPSTAT_LAT_EMPTY) {
+			if (empty == TPSTAT_LAT_WAYS)
+				empty = w;
+			continue;
+		}
+		if (t == TPSTAT_LAT_BUSY || TPSTAT_LAT_READ(b->key[w]) != key)
+			continue;
+		TPSTAT_LAT_RACE();
+		return atomic_cmpxchg(&b->ns[w], t, now) == t ? TPSTAT_LAT_REPLACED :
+								TPSTAT_LAT_RACED;
+	}
+	if (empty >= TPSTAT_LAT_WAYS)
+		return TPSTAT_LAT_FULL;
+	TPSTAT_LAT_RACE();
+	if (atomic_cmpxchg(&b->ns[empty], TPSTAT_LAT_EMPTY, TPSTAT_LAT_BUSY) != TPSTAT_LAT_EMPTY)
+		return TPSTAT_LAT_RACED;
+	/* The way is this START's until it stores a time: no other program writes it. */
+	TPSTAT_LAT_RACE();
+	TPSTAT_LAT_WRITE(b->key[empty], key);
+	TPSTAT_LAT_WRITE(b->ns[empty], now);
+	return TPSTAT_LAT_FRESH;
+}
+
+/* A START for @key at @now (a clock read, above TPSTAT_LAT_BUSY) in its bucket @b. */
+static __always_inline void tpstat_lat_start(struct tpstat_lat_stats *st,
+					     struct tpstat_lat_bucket *b, __u64 key, __u64 now)
+{
+	/* The accounting is shared by every CPU and program: atomic, and off the common path. */
+	if (!b) {
+		atomic_add(&st->dropped, 1);
+		return;
+	}
+	for (int i = 0; i < TPSTAT_LAT_TRIES; i++) {
+		int r = tpstat_lat_start_try(b, key, now);
+
+		if (r == TPSTAT_LAT_FRESH)
+			return;
+		if (r == TPSTAT_LAT_REPLACED) {
+			atomic_add(&st->replaced, 1);
+			return;
+		}
+		if (r == TPSTAT_LAT_FULL) {
+			atomic_add(&st->dropped, 1);
+			return;
+		}
 	}
 	atomic_add(&st->start_busy, 1);
 }
 
+/* @key's START in @b swapped for EMPTY: MATCHED and its time in *@then, NONE, or RACED. */
+static __always_inline int tpstat_lat_end_try(struct tpstat_lat_bucket *b, __u64 key, __u64 *then)
+{
+	for (__u32 w = 0; w < TPSTAT_LAT_WAYS; w++) {
+		__u64 t = TPSTAT_LAT_READ(b->ns[w]);
+
+		if (t <= TPSTAT_LAT_BUSY || TPSTAT_LAT_READ(b->key[w]) != key)
+			continue;
+		TPSTAT_LAT_RACE();
+		if (atomic_cmpxchg(&b->ns[w], t, TPSTAT_LAT_EMPTY) != t)
+			return TPSTAT_LAT_RACED;
+		*then = t;
+		return TPSTAT_LAT_MATCHED;
+	}
+	return TPSTAT_LAT_NONE;
+}
+
 /*
- * An END of latency @lat for @key at @now: true and the time since its START in *@delta
+ * An END for @key at @now in its bucket @b: true and the time since its START in *@delta
  * when it matched one (0 if that START's clock read came after @now on another CPU).
  */
-static __always_inline bool tpstat_lat_end(struct tpstat_lat_stats *st, __u32 lat, __u64 key,
-					   __u64 now, __u64 *delta)
+static __always_inline bool tpstat_lat_end(struct tpstat_lat_stats *st,
+					   struct tpstat_lat_bucket *b, __u64 key, __u64 now,
+					   __u64 *delta)
 {
-	struct tpstat_lat_key k = { .lat = lat, .key = key };
-	struct tpstat_lat_start *open;
-	__u64 then;
-	bool mine;
+	__u64 then = 0;
 
+	if (!b)
+		goto no_start;
 	for (int i = 0; i < TPSTAT_LAT_TRIES; i++) {
-		open = TPSTAT_LAT_LOOKUP(&k);
-		if (!open)
+		int r = tpstat_lat_end_try(b, key, &then);
+
+		if (r == TPSTAT_LAT_RACED)
+			continue;
+		if (r == TPSTAT_LAT_NONE)
 			goto no_start;
-		then = tpstat_lat_time(open, lat, key, &mine);
-		if (!mine)	/* freed and reused under us: look again */
-			continue;
-		if (then == TPSTAT_LAT_CLAIMED || then == TPSTAT_LAT_FREE)
-			goto no_start;	/* another END has it: no START for this one */
-		if (atomic_cmpxchg(&open->ns, then, TPSTAT_LAT_CLAIMED) != then)
-			continue;
-		/*
-		 * Claimed: only this END deletes the entry, and no START takes a CLAIMED one, so
-		 * the key's entry is this one. A delete the bucket's lock refuses leaves it FREE
-		 * for the key's next START: never a stale START for the next END.
-		 */
-		if (TPSTAT_LAT_DELETE(&k))
-			*(volatile __u64 *)&open->ns = TPSTAT_LAT_FREE;
 		*delta = now > then ? now - then : 0;
 		return true;
 	}

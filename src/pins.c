@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "src/pins.h"
 
@@ -236,9 +237,20 @@ int pins_lock(struct pins *p, const char *tool, const char *name, unsigned int f
 /* DIR/@name in @path, or NULL (errno set) when there is no room to remember it. */
 static const char *pin_path(struct pins *p, const char *name, char *path, size_t len)
 {
-	if (!p->locked || p->n == PINS_MAX || strlen(name) >= PINS_NAME_LEN) {
-		errno = !p->locked ? EBADF : p->n == PINS_MAX ? ENOSPC : ENAMETOOLONG;
+	if (!p->locked || strlen(name) >= PINS_NAME_LEN) {
+		errno = !p->locked ? EBADF : ENAMETOOLONG;
 		return NULL;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		void *names = realloc(p->names, cap * sizeof(*p->names));
+
+		if (!names) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		p->names = names;
+		p->cap = cap;
 	}
 	snprintf(path, len, "%s/%s", p->dir, name);
 	return path;
@@ -286,6 +298,15 @@ int pins_link(struct pins *p, struct bpf_link *link, const char *name)
 	return pinned(p, name, bpf_link__pin(link, path));
 }
 
+int pins_fd(struct pins *p, int fd, const char *name)
+{
+	char path[sizeof(p->dir) + PINS_NAME_LEN + 1];
+
+	if (!pin_path(p, name, path, sizeof(path)))
+		return pinned(p, name, -errno);
+	return pinned(p, name, bpf_obj_pin(fd, path) ? -errno : 0);
+}
+
 void pins_unpin(struct pins *p)
 {
 	char path[sizeof(p->dir) + PINS_NAME_LEN + 1];
@@ -311,6 +332,9 @@ void pins_unlock(struct pins *p)
 	close(p->lock_fd);
 	p->locked = false;
 	p->n = 0;
+	p->cap = 0;
+	free(p->names);
+	p->names = NULL;
 }
 
 void pins_release(struct pins *p)

@@ -16,7 +16,6 @@ struct bpf_link;
 #define PINS_ROOT	"/sys/fs/bpf/bareatom"
 /* The owner records (lock files), one per pin directory; see pins.c for why here. */
 #define PINS_LOCK_DIR	"/run/bareatom/pins"
-#define PINS_MAX	96	/* tpstat: counters + a prog and a link per tracepoint (32) */
 #define PINS_NAME_LEN	256	/* NAME_MAX + 1 */
 
 struct pins {
@@ -26,8 +25,8 @@ struct pins {
 	int lock_fd;			/* holds the lock while locked */
 	bool locked;
 	pid_t owner;			/* after -EBUSY: the live owner's pid, or 0 if unknown */
-	size_t n;			/* what this instance pinned, for pins_release() */
-	char names[PINS_MAX][PINS_NAME_LEN];
+	size_t n, cap;			/* what this instance pinned, for pins_release() */
+	char (*names)[PINS_NAME_LEN];	/* grown as pinned (tpstat: two per tracepoint) */
 };
 
 /* pins_lock() flags */
@@ -49,6 +48,8 @@ int pins_lock(struct pins *p, const char *tool, const char *name, unsigned int f
 int pins_map(struct pins *p, struct bpf_map *map, const char *name);
 int pins_prog(struct pins *p, struct bpf_program *prog, const char *name);
 int pins_link(struct pins *p, struct bpf_link *link, const char *name);
+/* The same for a program or link known by its file descriptor alone. */
+int pins_fd(struct pins *p, int fd, const char *name);
 
 /* Remove the pins this instance made (never others'), then the directory if empty. */
 void pins_unpin(struct pins *p);

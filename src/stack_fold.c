@@ -216,6 +216,9 @@ int stack_table_print(FILE *f, const struct stack_entry *e, size_t n, size_t top
 			print_name(f, s->key);
 		}
 		fputc('\n', f);
+		if (s->value)
+			fprintf(f, "        avg %s, min %s, max %s, sum %s\n", s->value[3], s->value[1],
+				s->value[2], s->value[0]);
 		print_frames(f, s->kframes, s->nk);
 		if (s->nk && s->nu)
 			fprintf(f, "        --\n");
@@ -265,6 +268,12 @@ void stack_json(struct json *j, const struct stack_entry *e, size_t n, size_t to
 		}
 		json_object_begin(j);
 		json_u64_field(j, "count", s->count);
+		if (s->value) {
+			json_number_field(j, "sum", s->value[0]);
+			json_number_field(j, "min", s->value[1]);
+			json_number_field(j, "max", s->value[2]);
+			json_number_field(j, "avg", s->value[3]);
+		}
 		if (s->key)
 			json_string_field(j, "key", s->key);
 		json_frames(j, "kstack", s->kframes, s->nk);

@@ -31,6 +31,8 @@ struct stack_entry {
 	const char *const *uframes;	/* user frames */
 	int nu;
 	uint64_t count;
+	/* A value summed per stack (tpstat's --value): sum, min, max, avg as JSON numbers. */
+	const char *const *value;	/* NULL: none */
 };
 
 /*
@@ -85,15 +87,16 @@ void stack_order(const struct stack_entry *e, size_t n, size_t *order);
 
 /*
  * The table: the @top most counted stacks (0: all), each its count and share of @a->count
- * and its frames indented below it, leaf first; then the stacks not shown, summed, each
+ * and its frames indented below it, leaf first (with a value, a line "avg A, min M, max X,
+ * sum S" before them); then the stacks not shown, summed, each
  * bucket of @a, and the sum: entries + buckets = count.
  */
 int stack_table_print(FILE *f, const struct stack_entry *e, size_t n, size_t top,
 		      const struct stack_acct *a);
 
 /*
- * -j: members of the object @j is in: "stacks":[{"count":N, "key":.., "kstack":[..],
- * "ustack":[..]}, ..] (the @top most counted, frames leaf first), "other" (the counts of
+ * -j: members of the object @j is in: "stacks":[{"count":N, ["sum", "min", "max", "avg"
+ * with a value,] "key":.., "kstack":[..], "ustack":[..]}, ..] (the @top most counted, frames leaf first), "other" (the counts of
  * the rest), and one member per bucket of @a.
  */
 void stack_json(struct json *j, const struct stack_entry *e, size_t n, size_t top,

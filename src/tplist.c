@@ -44,6 +44,7 @@ static int tplist_add(struct tp_list *l, const char *name, const char *module)
 	snprintf(tp->name, sizeof(tp->name), "%s", name);
 	snprintf(tp->module, sizeof(tp->module), "%s", module);
 	tp->kind = TP_KIND_UNKNOWN;
+	tp->system[0] = '\0';
 	return 0;
 }
 
@@ -97,15 +98,17 @@ static void tplist_mark_events(struct tp_list *l)
 
 		if (!event)
 			continue;
-		event++;
+		*event++ = '\0';	/* line is the subsystem */
 		event[strcspn(event, "\n")] = '\0';
 		snprintf(key.name, sizeof(key.name), "%s", event);
 		tp = bsearch(&key, l->tps, l->n, sizeof(*l->tps), cmp_name);
 		/* A name can exist in several modules; mark every copy. */
 		while (tp && tp > l->tps && !strcmp((tp - 1)->name, event))
 			tp--;
-		for (; tp && tp < l->tps + l->n && !strcmp(tp->name, event); tp++)
+		for (; tp && tp < l->tps + l->n && !strcmp(tp->name, event); tp++) {
 			tp->kind = TP_KIND_EVENT;
+			snprintf(tp->system, sizeof(tp->system), "%.*s", (int)sizeof(tp->system) - 1, line);
+		}
 	}
 	fclose(f);
 }
@@ -163,9 +166,8 @@ const struct tp_info *tplist_find(const struct tp_list *l, const char *name)
 	return NULL;
 }
 
-static int cmp_module_name(const void *a, const void *b)
+int tplist_order(const struct tp_info *x, const struct tp_info *y)
 {
-	const struct tp_info *x = a, *y = b;
 	int xv = !strcmp(x->module, "vmlinux"), yv = !strcmp(y->module, "vmlinux");
 
 	if (xv != yv)
@@ -173,6 +175,11 @@ static int cmp_module_name(const void *a, const void *b)
 	if (strcmp(x->module, y->module))
 		return strcmp(x->module, y->module);
 	return strcmp(x->name, y->name);
+}
+
+static int cmp_module_name(const void *a, const void *b)
+{
+	return tplist_order(a, b);
 }
 
 void tplist_sort(struct tp_list *l)

@@ -12,6 +12,7 @@
 
 #define TP_NAME_LEN 128
 #define TP_MODULE_LEN 64
+#define TP_SYSTEM_LEN 64
 
 enum tp_kind {
 	TP_KIND_BARE,		/* no tracefs event: only BPF can attach */
@@ -23,6 +24,7 @@ struct tp_info {
 	char name[TP_NAME_LEN];
 	char module[TP_MODULE_LEN];	/* "vmlinux" or the module's name */
 	enum tp_kind kind;
+	char system[TP_SYSTEM_LEN];	/* an event's subsystem (tracefs events/SYSTEM/), or "" */
 };
 
 struct tp_list {
@@ -37,8 +39,9 @@ struct tp_list {
 int tplist_load(struct tp_list *l);
 void tplist_free(struct tp_list *l);
 const struct tp_info *tplist_find(const struct tp_list *l, const char *name);
-/* Sort by module (vmlinux first), then name. */
+/* Sort by module (vmlinux first), then name; tplist_order() compares two as the sort does. */
 void tplist_sort(struct tp_list *l);
+int tplist_order(const struct tp_info *x, const struct tp_info *y);
 
 /* Up to @max names closest to @name (edit distance), closest first. Returns the count. */
 int tplist_suggest(const struct tp_list *l, const char *name, const char **out, int max);

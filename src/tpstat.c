@@ -23,6 +23,7 @@
 #include "src/runloop.h"
 #include "src/tpstat_cli.h"
 #include "src/tpstat_fmt.h"
+#include "src/tpstat_guard.h"
 #include "src/tpstat_metrics.h"
 #include "src/tpstat_names.h"
 #include "src/tpstat_opts.h"
@@ -31,6 +32,7 @@
 #include "src/tpstat_specs.h"
 #include "src/tpstat_target.h"
 #include "src/tpstat_view.h"
+#include "src/tpstat_stacks.h"
 #include "src/metrics_export.h"
 #include "src/pins.h"
 #include "src/bpf_util.h"
@@ -41,12 +43,13 @@ struct state {
 	const struct tpstat_opts *o;
 	const struct tpstat_specs *specs;
 	struct tpstat_bpf *skel;
-	struct bpf_program *progs[TPSTAT_MAX_TP];	/* each spec's, by slot */
-	struct bpf_link *links[TPSTAT_MAX_TP];
+	struct tpstat_progs progs;	/* each spec's program and link, by slot; the counters */
 	struct bpf_link *task_links[2];	/* fork and free tracking of the targets */
 	struct tpstat_reader rd;
 	struct tpstat_snap snap;	/* the kernel's tables as last read */
 	struct tpstat_view view;	/* what the reports and the metrics show */
+	struct tpstat_stacks stacks;	/* --by TP:kstack, TP:ustack: named for the final report */
+	bool files_failed;		/* --folded or --flamegraph could not be written */
 	struct metrics_export mx;	/* --listen, --textfile */
 	FILE *out;			/* the report: stdout, stderr with -- CMD, or -o FILE */
 	char command[1024];
@@ -61,6 +64,8 @@ static void view(struct state *s, struct tpstat_report *r, bool interval)
 	tpstat_read_counts(&s->rd, &s->snap);
 	tpstat_view_update(&s->view, &s->snap);
 	tpstat_read_keys(&s->rd, &s->snap);
+	if (r->final)
+		tpstat_stacks_final(&s->stacks, &s->snap);
 	tpstat_view_rows(&s->view, &s->snap, interval, r);
 }
 
@@ -81,6 +86,10 @@ static void report(struct state *s, struct tpstat_report *r)
 		fmt_interval(s->out, r);
 	else
 		fmt_table(s->out, r);
+	if (!r->final)
+		tpstat_stacks_note(&s->stacks);
+	else if (tpstat_stacks_files(&s->stacks, o->folded, o->flamegraph))
+		s->files_failed = true;
 }
 
 /*
@@ -124,13 +133,15 @@ static int pin(struct state *s)
 	if (err)
 		return 1;
 	err = pins_map(&s->pins, s->skel->maps.bss, "counters");
+	if (!err)
+		err = pins_map(&s->pins, s->skel->maps.counts, "counts");
 	for (int i = 0; !err && i < s->specs->n; i++) {
 		snprintf(name, sizeof(name), "prog_%s", s->specs->tp[i].name);
-		err = pins_prog(&s->pins, s->progs[i], name);
+		err = pins_fd(&s->pins, s->progs.p[i].fd, name);
 		if (err)
 			break;
 		snprintf(name, sizeof(name), "link_%s", s->specs->tp[i].name);
-		err = pins_link(&s->pins, s->links[i], name);
+		err = pins_fd(&s->pins, s->progs.p[i].link, name);
 	}
 	return err ? 1 : 0;
 }
@@ -148,10 +159,7 @@ static int pin(struct state *s)
 static void detach_all(struct state *s)
 {
 	unpin(s);	/* a pinned link would keep the program attached */
-	for (int i = 0; i < s->specs->n; i++) {
-		bpf_link__destroy(s->links[i]);
-		s->links[i] = NULL;
-	}
+	tpstat_progs_detach(&s->progs);
 	if (!syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		return;
 	/* nohz_full kernels refuse it: say so rather than claim an exactness we cannot prove. */
@@ -281,6 +289,11 @@ static int run(struct state *s)
 			tpstat_view_set_prev(&s->view, &s->snap, true);
 			r.final = true;
 			report(s, &r);
+		} else if (o->folded || o->flamegraph) {
+			/* No final report to print, but the files are the whole run's. */
+			tpstat_read_counts(&s->rd, &s->snap);
+			tpstat_stacks_final(&s->stacks, &s->snap);
+			s->files_failed |= tpstat_stacks_files(&s->stacks, o->folded, o->flamegraph);
 		}
 	} else {
 		r.final = true;
@@ -317,22 +330,21 @@ static FILE *open_report(const struct tpstat_opts *o)
 	return f;
 }
 
-/* Load only each spec's program: the one that reads fields when it has any to read. */
-static void choose_programs(struct state *s)
+/*
+ * Each spec's program (tpstat_progs.c): the one that reads fields when it has any to read,
+ * a copy each or one shared, and the counters sized for the specs.
+ */
+static int choose_programs(struct state *s)
 {
-	struct bpf_program *prog;
-	char name[32];
+	bool *hist = calloc(s->specs->n, sizeof(*hist));
+	int status;
 
-	bpf_object__for_each_program(prog, s->skel->obj)
-		bpf_program__set_autoload(prog, false);
-	for (int i = 0; i < s->specs->n; i++) {
-		const struct tp_spec *tp = &s->specs->tp[i];
-
-		snprintf(name, sizeof(name), tp->reads_fields ? "tpstat_hist_%d" : "tpstat_%d",
-			 tp->slot);
-		s->progs[i] = bpf_object__find_program_by_name(s->skel->obj, name);
-		bpf_program__set_autoload(s->progs[i], true);
-	}
+	for (int i = 0; hist && i < s->specs->n; i++)
+		hist[i] = s->specs->tp[i].reads_fields;
+	status = hist ? tpstat_progs_setup(&s->progs, s->skel, s->specs->n, hist,
+					   s->specs->nfilter > 0) : 1;
+	free(hist);
+	return status;
 }
 
 /* Each spec's program to its tracepoint, by name. */
@@ -342,16 +354,15 @@ static int attach(struct state *s)
 		const char *name = s->specs->tp[i].name;
 		int err;
 
-		s->links[i] = bpf_program__attach_raw_tracepoint(s->progs[i], name);
-		if (!s->links[i]) {
-			err = -errno;
+		err = tpstat_progs_attach(&s->progs, i, name);
+		if (err) {
 			fprintf(stderr, "tpstat: cannot attach to %s: %s\n", name,
 				err == -EEXIST ? "this program is already attached there" :
 				util_bpf_load_hint(err));
 			return 1;
 		}
-		s->view.tp[i].prog = bpf_program__name(s->progs[i]);
-		s->view.tp[i].prog_fd = bpf_program__fd(s->progs[i]);
+		s->view.tp[i].prog = s->progs.p[i].name;
+		s->view.tp[i].prog_fd = s->progs.p[i].fd;
 	}
 	return 0;
 }
@@ -393,11 +404,17 @@ int main(int argc, char **argv)
 		status = 1;
 		goto out_list;
 	}
-	s.rd.progs = s.progs;
+	s.rd.progs = &s.progs;
 	s.rd.ncpu = libbpf_num_possible_cpus();
 	if (s.rd.ncpu < 1)
 		s.rd.ncpu = TPSTAT_SLOTS;
 	s.view = (struct tpstat_view){ .specs = &specs, .o = o, .ncpu = s.rd.ncpu };
+	status = tpstat_view_open(&s.view);
+	if (status)
+		goto out_list;
+	status = tpstat_progs_register();
+	if (status)
+		goto out_list;
 
 	/* The specs into the BPF object: a program each, .rodata, the tables' sizes. */
 	s.skel = s.rd.skel = tpstat_bpf__open();
@@ -406,16 +423,25 @@ int main(int argc, char **argv)
 		status = 1;
 		goto out_list;
 	}
-	choose_programs(&s);
+	status = choose_programs(&s);
+	if (!status)
+		status = tpstat_stacks_open(&s.stacks, &specs, s.skel);
+	if (status)
+		goto out;
+	if (o->command)
+		tpstat_stacks_command(&s.stacks, o->command[0]);
 	s.tree = tpstat_choose_target(o, s.skel, s.target, sizeof(s.target));
 	tpstat_rodata(&specs, s.skel, s.rd.ncpu);
+	s.skel->rodata->plain_updates = tpstat_guard_choose(o->verbose);
 	err = tpstat_bpf__load(s.skel);
 	if (err) {
 		fprintf(stderr, "tpstat: cannot load the BPF programs: %s\n", util_bpf_load_hint(err));
 		status = util_bpf_exit_status(err);
 		goto out;
 	}
-	status = tpstat_set_targets(o, s.skel, s.task_links);
+	status = tpstat_progs_load(&s.progs);
+	if (!status)
+		status = tpstat_set_targets(o, s.skel, s.task_links);
 	/* Before the first event: min and max start at the far ends of the type. */
 	if (!status)
 		status = tpstat_read_open(&s.rd, &s.snap);
@@ -427,6 +453,8 @@ int main(int argc, char **argv)
 		goto out;
 
 	status = run(&s);
+	if (s.files_failed)
+		status = 1;
 	if (s.skel->bss->untracked_forks) {
 		fprintf(stderr, "tpstat: %llu processes of '%s' could not be followed (more than %d at "
 			"once): their events are not counted\n",
@@ -435,13 +463,14 @@ int main(int argc, char **argv)
 	}
 out:
 	unpin(&s);
-	for (int i = 0; i < specs.n; i++)
-		bpf_link__destroy(s.links[i]);
+	tpstat_progs_close(&s.progs);
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(s.task_links[i]);
 	tpstat_bpf__destroy(s.skel);
+	tpstat_stacks_close(&s.stacks);
 out_list:
 	tpstat_read_close(&s.rd, &s.snap);
+	tpstat_view_close(&s.view);
 	tplist_free(&l);
 	if (s.out && s.out != stdout && s.out != stderr && fclose(s.out)) {
 		fprintf(stderr, "tpstat: cannot write the report to '%s': %s\n", o->output,

@@ -21,6 +21,7 @@ static const char doc[] =
 "       tpstat [options] [-a] [-r N] TRACEPOINT... -- CMD [ARG...]\n"
 "       tpstat [options] [--hist TP:EXPR] [--lhist TP:EXPR:MIN:MAX:STEP]\n"
 "              [--by TP:KEY[,KEY..] [--value EXPR] [--top N]]\n"
+"              [--folded FILE] [--flamegraph FILE]\n"
 "              [--filter 'TP:EXPR OP VALUE']\n"
 "              [--latency START:KEY,END:KEY] TRACEPOINT...\n"
 "       tpstat [options] [--listen ADDR:PORT] [--textfile PATH] TRACEPOINT...\n"
@@ -28,7 +29,9 @@ static const char doc[] =
 "\n"
 "A TRACEPOINT is a raw tracepoint name as in BTF (btf_trace_NAME): a trace\n"
 "event's tracepoint like sched_switch, a bare one with no trace event like\n"
-"pelt_cfs_tp, or a loaded module's, like tpgen_a.\n"
+"pelt_cfs_tp, or a loaded module's, like tpgen_a. A TRACEPOINT with *, ? or\n"
+"[...] counts every tracepoint it matches, as perf stat -e 'sched:*' does:\n"
+"'pelt_*' names, 'sched:*' the trace events of a subsystem. Any number at once.\n"
 "\n"
 "With -- CMD only events of CMD's process tree count (children included),\n"
 "unless -a: system wide. -p, -t and -G count only those processes (their\n"
@@ -70,6 +73,8 @@ static const char doc[] =
 "      sched_wakeup -d 10             # runqlat: wakeup to run, in ns\n"
 "  tpstat -a --by 'sched_switch:cpu,prev->pid' --value 'prev->prio' \\\n"
 "      sched_switch -d 5              # per CPU and task: its prio\n"
+"  tpstat -a --by sched_switch:kstack --flamegraph f.html sched_switch -d 5\n"
+"                                     # where the switches come from\n"
 "  tpstat -a -j tpgen_a -- \\\n"
 "      sh -c 'echo tpgen_a 100 all > /sys/kernel/debug/tpgen/fire'\n"
 "  tpstat --pin -d 60 sched_switch &  # then, while it counts:\n"
@@ -78,7 +83,8 @@ static const char doc[] =
 "  curl http://127.0.0.1:9465/metrics\n";
 
 enum { OPT_PIN = 256, OPT_SUMMARY, OPT_HIST, OPT_LHIST, OPT_BY, OPT_TOP, OPT_LISTEN, OPT_TEXTFILE,
-	OPT_APPEND, OPT_BARE, OPT_FILTER, OPT_LATENCY, OPT_VALUE };
+	OPT_APPEND, OPT_BARE, OPT_FILTER, OPT_LATENCY, OPT_FOLDED, OPT_FLAMEGRAPH, OPT_STACK_ENTRIES,
+	OPT_VALUE };
 
 static const struct argp_option options[] = {
 	{ "list", 'l', NULL, 0, "List attachable raw tracepoints (those matching\nGLOB, if given)", 0 },
@@ -100,10 +106,13 @@ static const struct argp_option options[] = {
 	{ "append", OPT_APPEND, NULL, 0, "With -o: append to FILE", 0 },
 	{ "hist", OPT_HIST, "TP:EXPR", 0, "Log2 histogram of a field of TP's arguments\n(tpstat -lv shows them; repeatable)", 0 },
 	{ "lhist", OPT_LHIST, "TP:EXPR:MIN:MAX:STEP", 0, "Like --hist, with linear buckets of STEP", 0 },
-	{ "by", OPT_BY, "TP:KEY[,KEY..]", 0, "Count TP per KEY (up to 4 as a tuple): cpu,\ncomm, pid, cgroup or a field EXPR\n(repeatable)", 0 },
+	{ "by", OPT_BY, "TP:KEY[,KEY..]", 0, "Count TP per KEY (up to 4 as a tuple): cpu,\ncomm, pid, cgroup, a field EXPR, kstack or\nustack (kstack:N: N frames at most);\nrepeatable", 0 },
 	{ "value", OPT_VALUE, "EXPR", 0, "With the --by before it: the sum, min, max and\navg of the field EXPR per key", 0 },
 	{ "filter", OPT_FILTER, "TP:COND", 0, "Count only TP's events where COND, 'EXPR OP\nVALUE', holds: EXPR a field, cpu, pid, comm or\ncgroup, OP == != < <= > >= or &, VALUE a\nnumber or an enum name; repeatable, ANDed", 0 },
 	{ "latency", OPT_LATENCY, "START:KEY,END:KEY", 0, "Log2 histogram of the ns from START to\nEND with the same KEY (cpu, pid, cgroup or\na field EXPR; a pointer too); repeatable;\nEND:KEY:MIN:MAX:STEP: linear buckets of ns", 0 },
+	{ "folded", OPT_FOLDED, "FILE", 0, "With a stack --by: its stacks as folded lines\n(flamegraph.pl, inferno, speedscope)", 0 },
+	{ "flamegraph", OPT_FLAMEGRAPH, "FILE", 0, "With a stack --by: an interactive flame graph\n(one HTML file)", 0 },
+	{ "stack-entries", OPT_STACK_ENTRIES, "N", 0, "Room for N stacks (default 10240)", 0 },
 	{ "top", OPT_TOP, "N", 0, "With --by: show the N keys counted most\n(default 10), the rest summed", 0 },
 	{ "pin", OPT_PIN, NULL, 0, "Pin programs, links and counters under\n" PIN_DIR " while running", 0 },
 	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "Serve metrics at http://ADDR:PORT/metrics\n(ADDR: IPv4, [IPv6] or a host name)", 0 },
@@ -189,6 +198,20 @@ struct parsed {
 	struct tpstat_specs *s;
 };
 
+/* --folded, --flamegraph and --stack-entries need a stack key in a --by. */
+static void stack_options(const struct tpstat_opts *o, struct tpstat_specs *s)
+{
+	bool stacks = false;
+
+	for (int b = 0; b < s->nby; b++)
+		stacks |= s->by[b].kdepth || s->by[b].udepth;
+	if (!stacks && (o->folded || o->flamegraph || s->stack_entries))
+		cli_usage_error("tpstat", "--%s is for stacks: it needs --by TP:kstack or TP:ustack",
+				o->folded ? "folded" : o->flamegraph ? "flamegraph" : "stack-entries");
+	if (!s->stack_entries)
+		s->stack_entries = TPSTAT_STACK_ENTRIES;
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct parsed *p = state->input;
@@ -235,6 +258,23 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (errno || end == arg || *end || o->top < 1 || o->top > TPSTAT_BY_ENTRIES)
 			cli_usage_error("tpstat", "invalid --top '%s': a whole number from 1 to %d", arg,
 					TPSTAT_BY_ENTRIES);
+		break;
+	case OPT_FOLDED:
+	case OPT_FLAMEGRAPH:
+		once(key, key == OPT_FOLDED ? "--folded" : "--flamegraph");
+		if (!*arg)
+			cli_usage_error("tpstat", "--%s needs a file name",
+					key == OPT_FOLDED ? "folded" : "flamegraph");
+		*(key == OPT_FOLDED ? &o->folded : &o->flamegraph) = arg;
+		break;
+	case OPT_STACK_ENTRIES:
+		once(key, "--stack-entries");
+		errno = 0;
+		s->stack_entries = (int)strtol(arg, &end, 10);
+		if (errno || end == arg || *end || s->stack_entries < 1 ||
+		    s->stack_entries > 1000000)
+			cli_usage_error("tpstat", "invalid --stack-entries '%s': a whole number from 1 "
+					"to 1000000", arg);
 		break;
 	case OPT_LISTEN:
 		once(key, "--listen");
@@ -343,6 +383,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			cli_usage_error("tpstat", "--top chooses the keys --by shows: it needs --by");
 		if (!o->top)
 			o->top = 10;
+		stack_options(o, s);
 		if (o->list && (s->n || o->command || o->interval || o->duration || o->count ||
 				s->nhist || s->nby || s->nfilter || s->nlat || o->listen || o->textfile || o->output))
 			cli_usage_error("tpstat", "-l takes no other options and no command");

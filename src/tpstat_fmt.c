@@ -125,6 +125,14 @@ bool fmt_by_signed(const struct tpstat_by_row *b, int i)
 }
 
 /* Key @i as text: comm as a string (at most 16 bytes, up to its NUL), numbers as such. */
+bool fmt_by_stack(const struct tpstat_by_row *b)
+{
+	for (int i = 0; i < fmt_by_nk(b); i++)
+		if (fmt_by_kind(b, i) == TPSTAT_KEY_KSTACK || fmt_by_kind(b, i) == TPSTAT_KEY_USTACK)
+			return true;
+	return false;
+}
+
 void fmt_by_key_i(const struct tpstat_by_row *b, const struct tpstat_by_entry *e, int i,
 		  char *buf, size_t len)
 {

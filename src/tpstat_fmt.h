@@ -15,6 +15,7 @@
 #include "bpf/tpstat_abi.h"
 #include "src/tplist.h"
 #include "src/tpstat_buckets.h"
+#include "src/stack_fold.h"
 
 /* One key of a --by table and its count; key i in k[2i], a comm in the 16 bytes there. */
 struct tpstat_by_entry {
@@ -22,6 +23,17 @@ struct tpstat_by_entry {
 	__u64 count;
 	__u64 sum, min, max;	/* --value: of the field, per key */
 	__u64 sum_hi;		/* the high word of the 128-bit two's complement sum */
+};
+
+/*
+ * A stack --by's stacks as the final report shows them (tpstat_stacks.c): named, frames
+ * with their offsets, merged; and what found no entry.
+ */
+struct tpstat_stack_row {
+	struct stack_entry *e;
+	size_t n;
+	struct stack_acct acct;
+	bool named;
 };
 
 /* One --by table of a tracepoint: the top entries, the rest summed, what found no slot. */
@@ -41,6 +53,8 @@ struct tpstat_by_row {
 	__u64 nkeys;		/* keys in the table, shown or not */
 	__u64 other;		/* the counts of the keys not shown */
 	__u64 dropped, errors;
+	const struct tpstat_stack_row *stacks;	/* a stack --by's, in the final report; or NULL */
+	long top;		/* --top: the stacks shown */
 };
 
 /*
@@ -171,6 +185,8 @@ char *fmt_row_cpus(const struct tpstat_row *row);
 const char *fmt_rest_name(const struct tpstat_row *row, char *buf, size_t len);
 /* A --by's keys in the tuple (1 for one key), key @i's kind and signedness. */
 int fmt_by_nk(const struct tpstat_by_row *b);
+/* A --by with a stack key (kstack, ustack): its stacks are printed, never in metrics. */
+bool fmt_by_stack(const struct tpstat_by_row *b);
 int fmt_by_kind(const struct tpstat_by_row *b, int i);
 bool fmt_by_signed(const struct tpstat_by_row *b, int i);
 /* --value's average: the true 128-bit sum over the count. */

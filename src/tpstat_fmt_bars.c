@@ -118,12 +118,29 @@ void fmt_lat_block(FILE *f, const char *end_tp, const struct tpstat_lat_row *l)
 		iv ? "in this interval " : "", n[0], n[5], n[8], n[6]);
 }
 
+/*
+ * A stack --by: the top --top stacks, their frames indented, and the accounting
+ * (stack_fold.h's table); with --value the sum, min and max over every stack.
+ */
+static void fmt_stack_block(FILE *f, const char *tp, const struct tpstat_by_row *b)
+{
+	char num[32];
+
+	fprintf(f, " %s by %s: %s stack%s\n", tp, b->key_expr,
+		fmt_thousands(num, sizeof(num), b->stacks->n), b->stacks->n == 1 ? "" : "s");
+	stack_table_print(f, b->stacks->e, b->stacks->n, (size_t)b->top, &b->stacks->acct);
+}
+
 /* One --by table: a column per key, the count, and with --value its avg, min, max, sum. */
 void fmt_by_block(FILE *f, const char *tp, const struct tpstat_by_row *b)
 {
 	char key[FMT_KEY_LEN], num[32], v[3][48];
 	int nk = fmt_by_nk(b), kw[TPSTAT_BY_KEYS];
 
+	if (b->stacks) {
+		fmt_stack_block(f, tp, b);
+		return;
+	}
 	fprintf(f, " %s by %s%s%s: %llu key%s", tp, b->key_expr, b->value_expr ? ", value " : "",
 		b->value_expr ? b->value_expr : "", (unsigned long long)b->nkeys,
 		b->nkeys == 1 ? "" : "s");

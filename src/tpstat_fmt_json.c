@@ -104,6 +104,15 @@ static void json_by(struct json *j, const struct tpstat_by_row *b)
 	}
 	if (b->value_expr)
 		json_string_field(j, "value_expr", b->value_expr);
+	if (fmt_by_stack(b)) {
+		/* Named once, for the final line: the others have the expressions only. */
+		if (b->stacks) {
+			stack_json(j, b->stacks->e, b->stacks->n, (size_t)b->top, &b->stacks->acct);
+			json_u64_field(j, "keys", b->stacks->n);
+		}
+		json_object_end(j);
+		return;
+	}
 	json_array_field_begin(j, "entries");
 	for (int i = 0; i < b->n; i++) {
 		const struct tpstat_by_entry *e = &b->entries[i];

@@ -9,6 +9,11 @@ static void fmt_by_note(FILE *f, const char *tp, const struct tpstat_by_row *b)
 {
 	char n[3][32];
 
+	if (fmt_by_stack(b)) {
+		fprintf(f, " %s by %s: the stacks are named at the end (--summary prints them)\n",
+			tp, b->key_expr);
+		return;
+	}
 	fprintf(f, " %s by %s: %s key%s, dropped %s (no slot in the table), errors %s (reads that "
 		"failed) since the start; --summary prints the table at the end\n", tp, b->key_expr,
 		fmt_thousands(n[0], sizeof(n[0]), b->nkeys), b->nkeys == 1 ? "" : "s",

@@ -23,6 +23,17 @@ static struct {
 	__u8 values[BATCH];
 } mx;
 
+/* A program's run time and count (all zero when the kernel will not say). */
+static struct bpf_prog_info prog_info(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		memset(&info, 0, sizeof(info));
+	return info;
+}
+
 static bool bpf_stats_enabled(void)
 {
 	FILE *f = fopen(BPF_STATS_SYSCTL, "r");
@@ -240,7 +251,11 @@ static void by_family(struct metrics *m, const struct tpstat_report *v, const ch
 	for (int i = 0; i < v->n; i++)
 		for (int b = 0; b < v->rows[i].nbys; b++) {
 			const struct tpstat_by_row *br = &v->rows[i].bys[b];
-			__u64 val = what == BY_OTHER ? br->other : what == BY_DROPPED ?
+			__u64 val;
+
+			if (fmt_by_stack(br))	/* stacks are the report's, not the metrics' */
+				continue;
+			val = what == BY_OTHER ? br->other : what == BY_DROPPED ?
 				    br->dropped + br->errors : what == BY_KEYS ? br->nkeys :
 				    (__u64)br->n;
 
@@ -347,6 +362,8 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_report *v)
 	 */
 	for (int i = 0, first = 1; i < v->n; i++)
 		for (int b = 0; b < v->rows[i].nbys; b++) {
+			if (fmt_by_stack(&v->rows[i].bys[b]))
+				continue;
 			if (first)
 				metrics_family(m, "bareatom_tracepoint_key_hits", METRICS_COUNTER, NULL,
 					       "Hits per key (tpstat --by), the top --top keys; a tuple of "
@@ -357,7 +374,7 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_report *v)
 	for (enum key_value what = KEY_SUM; what <= KEY_MAX; what++)
 		for (int i = 0, first = 1; i < v->n; i++)
 			for (int b = 0; b < v->rows[i].nbys; b++) {
-				if (!v->rows[i].bys[b].value_expr)
+				if (!v->rows[i].bys[b].value_expr || fmt_by_stack(&v->rows[i].bys[b]))
 					continue;
 				if (first)
 					metrics_family(m, what == KEY_SUM ? "bareatom_tracepoint_key_value_summed" :
@@ -380,27 +397,19 @@ void tpstat_metrics_write(struct metrics *m, const struct tpstat_report *v)
 	by_family(m, v, "bareatom_tracepoint_keys_shown", METRICS_GAUGE,
 		  "The cardinality cap: keys exported as series (--top).", BY_SHOWN);
 	if (bpf_stats_enabled()) {
-		struct bpf_prog_info info[TPSTAT_MAX_TP];
-
-		for (int i = 0; i < v->n; i++) {
-			__u32 len = sizeof(info[i]);
-
-			memset(&info[i], 0, sizeof(info[i]));
-			bpf_obj_get_info_by_fd(v->rows[i].prog_fd, &info[i], &len);
-		}
 		metrics_family(m, "bareatom_bpf_run_seconds", METRICS_COUNTER, "seconds",
 			       "Time spent in the BPF program while kernel.bpf_stats_enabled was on.");
 		for (int i = 0; i < v->n; i++) {
 			l[0] = (struct metrics_label){ "program", v->rows[i].prog };
 			l[1] = (struct metrics_label){ "tracepoint", v->rows[i].name };
-			metrics_double(m, l, 2, info[i].run_time_ns / 1e9);
+			metrics_double(m, l, 2, prog_info(v->rows[i].prog_fd).run_time_ns / 1e9);
 		}
 		metrics_family(m, "bareatom_bpf_runs", METRICS_COUNTER, NULL,
 			       "Runs of the BPF program while kernel.bpf_stats_enabled was on.");
 		for (int i = 0; i < v->n; i++) {
 			l[0] = (struct metrics_label){ "program", v->rows[i].prog };
 			l[1] = (struct metrics_label){ "tracepoint", v->rows[i].name };
-			metrics_u64(m, l, 2, info[i].run_cnt);
+			metrics_u64(m, l, 2, prog_info(v->rows[i].prog_fd).run_cnt);
 		}
 	}
 	entries = v->targets_fd >= 0 ? map_entries(v->targets_fd) : -1;

@@ -45,6 +45,8 @@ struct tpstat_opts {
 	const char *cpu_list;	/* -C CPU,..: as given, for the report */
 	__u64 cpu_set[TPSTAT_CPU_WORDS];	/* -C: the CPUs counted; unused without -C */
 	long top;		/* --top N: the entries shown per --by */
+	const char *folded;	/* --folded FILE: the stacks of a stack --by, folded */
+	const char *flamegraph;	/* --flamegraph FILE: the same as a flame graph page */
 };
 
 #endif /* __BAREATOM_TPSTAT_OPTS_H */

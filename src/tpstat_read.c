@@ -11,8 +11,7 @@
 #include "src/tpstat_read.h"
 #include "tpstat.skel.h"	/* after tpstat.h, whose types it names */
 
-/* A histogram before its first value: min and max at the far ends of its type. */
-static void hist_empty(struct tpstat_hist *h, bool sg)
+void tpstat_hist_empty(struct tpstat_hist *h, bool sg)
 {
 	h->min = sg ? (__u64)INT64_MAX : UINT64_MAX;
 	h->max = sg ? (__u64)INT64_MIN : 0;
@@ -30,6 +29,11 @@ int tpstat_read_open(struct tpstat_reader *rd, struct tpstat_snap *snap)
 	const struct tpstat_specs *sp = rd->specs;
 	size_t len = (size_t)rd->ncpu * sp->nhist * sizeof(struct tpstat_hist);
 
+	snap->tp = calloc(sp->n, sizeof(*snap->tp));
+	if (!snap->tp) {
+		fprintf(stderr, "tpstat: out of memory for %d tracepoints\n", sp->n);
+		return 1;
+	}
 	for (int b = 0; b < sp->nby; b++) {
 		snap->by[b].entries = calloc(TPSTAT_BY_ENTRIES, sizeof(*snap->by[b].entries));
 		if (!snap->by[b].entries) {
@@ -37,8 +41,8 @@ int tpstat_read_open(struct tpstat_reader *rd, struct tpstat_snap *snap)
 			return 1;
 		}
 	}
-	for (int l = 0; l < sp->nlat; l++)
-		hist_empty(&rd->skel->bss->lat_hist[l], false);
+	if (tpstat_read_lat_open(rd))
+		return 1;
 	if (!sp->nhist)
 		return 0;
 	rd->hist_cpu = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -50,7 +54,7 @@ int tpstat_read_open(struct tpstat_reader *rd, struct tpstat_snap *snap)
 	}
 	for (int h = 0; h < sp->nhist; h++)
 		for (int cpu = 0; cpu <= rd->ncpu; cpu++)
-			hist_empty(hist_copy(rd, h, cpu), sp->hist[h].field.is_signed);
+			tpstat_hist_empty(hist_copy(rd, h, cpu), sp->hist[h].field.is_signed);
 	return 0;
 }
 
@@ -58,14 +62,11 @@ void tpstat_read_close(struct tpstat_reader *rd, struct tpstat_snap *snap)
 {
 	for (int b = 0; b < rd->specs->nby; b++)
 		free(snap->by[b].entries);
+	free(snap->tp);
+	snap->tp = NULL;
 }
 
-/*
- * The one read of a kernel histogram: @from's counts added into @to, which began empty
- * (hist_empty()). Buckets, errors and the 128-bit sum add up, min and max are the least
- * and greatest; samples is the buckets' sum (the programs keep no separate count of it).
- */
-static void hist_add(struct tpstat_hist *to, const struct tpstat_hist *from, bool sg)
+void tpstat_hist_add(struct tpstat_hist *to, const struct tpstat_hist *from, bool sg)
 {
 	__u64 sum = __atomic_load_n(&from->sum, __ATOMIC_RELAXED);
 	__u64 min = __atomic_load_n(&from->min, __ATOMIC_RELAXED);
@@ -110,85 +111,41 @@ static void read_map(int fd, void *keys, void *vals, __u32 room, const char *wha
 		fprintf(stderr, "tpstat: cannot read the %s table: %s\n", what, strerror(errno));
 }
 
-/* Entries holding a START's time: not one claimed by an END, nor FREE. */
-static void count_open(void *arg, const void *keys, const void *vals, __u32 n)
-{
-	const struct tpstat_lat_key *k = keys;
-	const struct tpstat_lat_start *v = vals;
-	struct tpstat_snap *snap = arg;
-
-	for (__u32 i = 0; i < n; i++)
-		if (k[i].lat < TPSTAT_MAX_LAT && v[i].ns > TPSTAT_LAT_FREE)
-			snap->lat[k[i].lat].open++;
-}
-
-static __u64 recursion_misses(struct bpf_program *prog)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
-		return 0;
-	return info.recursion_misses;
-}
-
 void tpstat_read_counts(const struct tpstat_reader *rd, struct tpstat_snap *snap)
 {
 	const struct tpstat_specs *sp = rd->specs;
-	struct tpstat_bpf__bss *bss = rd->skel->bss;
+	const struct tpstat_progs *ps = rd->progs;
 
+	/* The mapped counts map (tpstat_progs.h), slot by slot as the CPUs write them. */
 	for (int slot = 0; slot < TPSTAT_NR_SLOTS; slot++)
 		for (int i = 0; i < sp->n; i++)
-			snap->tp[i].c.slot[slot] = __atomic_load_n(&bss->slots[slot].count[i],
-								   __ATOMIC_RELAXED);
+			snap->tp[i].c.slot[slot] = tpstat_progs_count(ps, TPSTAT_PLANE_COUNT, slot, i);
 	for (int i = 0; i < sp->n; i++) {
 		struct tpstat_tp_read *t = &snap->tp[i];
-		__u64 first = __atomic_load_n(&bss->tps[i].first_cpu, __ATOMIC_RELAXED);
+		const struct tpstat_tp *kt = &ps->tps[i];
+		__u64 first = __atomic_load_n(&kt->first_cpu, __ATOMIC_RELAXED);
 
-		t->c.missed = recursion_misses(rd->progs[i]);
+		t->c.missed = tpstat_progs_missed(ps, i);
 		t->c.filtered = t->c.filter_errors = 0;
 		for (int slot = 0; sp->tp[i].nfilters && slot < TPSTAT_NR_SLOTS; slot++) {
-			t->c.filtered += __atomic_load_n(&bss->filtered[slot].count[i],
-							 __ATOMIC_RELAXED);
-			t->c.filter_errors += __atomic_load_n(&bss->filter_errors[slot].count[i],
-							      __ATOMIC_RELAXED);
+			t->c.filtered += tpstat_progs_count(ps, TPSTAT_PLANE_FILTERED, slot, i);
+			t->c.filter_errors += tpstat_progs_count(ps, TPSTAT_PLANE_FILTER_ERRORS, slot, i);
 		}
 		for (int w = 0; w < TPSTAT_CPU_WORDS; w++)
-			t->cpus[w] = __atomic_load_n(&bss->tps[i].cpus[w], __ATOMIC_RELAXED);
+			t->cpus[w] = __atomic_load_n(&kt->cpus[w], __ATOMIC_RELAXED);
 		t->first_cpu = first ? (int)(first - 1) : -1;
-		t->cpus_beyond = __atomic_load_n(&bss->tps[i].cpus_beyond, __ATOMIC_RELAXED);
+		t->cpus_beyond = __atomic_load_n(&kt->cpus_beyond, __ATOMIC_RELAXED);
 	}
 	/* Each --hist as the sum of its copies, one per CPU. */
 	for (int h = 0; h < sp->nhist; h++) {
 		bool sg = sp->hist[h].field.is_signed;
 
 		memset(&snap->hist[h], 0, sizeof(snap->hist[h]));
-		hist_empty(&snap->hist[h], sg);
+		tpstat_hist_empty(&snap->hist[h], sg);
 		for (int cpu = 0; cpu <= rd->ncpu; cpu++)
-			hist_add(&snap->hist[h], hist_copy(rd, h, cpu), sg);
+			tpstat_hist_add(&snap->hist[h], hist_copy(rd, h, cpu), sg);
 	}
-	/* Each --latency's histogram and accounting from .bss, its open STARTs in the table. */
-	if (!sp->nlat)
-		return;
-	for (int l = 0; l < sp->nlat; l++) {
-		struct tpstat_lat_read *la = &snap->lat[l];
-		const __u64 *st = (const __u64 *)&bss->lat_stats[l];
-		__u64 *to = (__u64 *)&la->st;
-
-		for (size_t k = 0; k < sizeof(la->st) / sizeof(__u64); k++)
-			to[k] = __atomic_load_n(&st[k], __ATOMIC_RELAXED);
-		memset(&la->hist, 0, sizeof(la->hist));
-		hist_empty(&la->hist, false);
-		hist_add(&la->hist, &bss->lat_hist[l], false);
-		la->open = 0;
-	}
-	{
-		static struct tpstat_lat_key keys[256];
-		static struct tpstat_lat_start vals[256];
-
-		read_map(bpf_map__fd(rd->skel->maps.lat_open), keys, vals, 256, "--latency",
-			 count_open, snap);
-	}
+	tpstat_read_lat(rd, snap);
 }
 
 /* The --by table's entries into each --by's, up to TPSTAT_BY_ENTRIES each. */

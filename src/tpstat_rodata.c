@@ -24,6 +24,50 @@ static void rodata_field(struct tpstat_field *d, const struct tp_spec *tp, const
 	}
 }
 
+/*
+ * The homes of the latencies' open STARTs (bpf/tpstat_latency.h), each map sized to 1 entry
+ * when no latency uses it: a word per CPU for cpu,cpu ones, TPSTAT_LAT_ENTRIES ways per
+ * latency for the others (entry l * TPSTAT_LAT_BUCKETS + bucket), and a histogram per
+ * latency per possible CPU (tpstat_read_lat.c sums them).
+ */
+static void tpstat_rodata_lat(const struct tpstat_specs *sp, struct tpstat_bpf *skel, int ncpu)
+{
+	bool on_cpu = false, in_table = false;
+
+	for (int l = 0; l < sp->nlat; l++) {
+		if (TPSTAT_LAT_CPU_HOME(sp->lat[l].kind[0], sp->lat[l].kind[1]))
+			on_cpu = true;
+		else
+			in_table = true;
+	}
+	bpf_map__set_max_entries(skel->maps.lat_cpu, on_cpu ? ncpu : 1);
+	bpf_map__set_max_entries(skel->maps.lat_table, in_table ? sp->nlat * TPSTAT_LAT_BUCKETS : 1);
+	bpf_map__set_max_entries(skel->maps.lat_hist_cpu, sp->nlat ? sp->nlat * ncpu : 1);
+}
+
+/*
+ * The stack keys' tables (bpf/tpstat_stack.h): the key sized for the deepest stack asked,
+ * so that each event hashes no more than it holds; one small entry without stacks.
+ */
+static void tpstat_rodata_stacks(const struct tpstat_specs *sp, struct tpstat_bpf *skel)
+{
+	size_t size = sizeof(struct tpstat_stack_key) + TPSTAT_KFRAME;
+	bool any = false;
+
+	for (int b = 0; b < sp->nby; b++) {
+		size_t n = TPSTAT_STACK_KEY_BYTES(sp->by[b].kdepth, sp->by[b].udepth);
+
+		if (!sp->by[b].kdepth && !sp->by[b].udepth)
+			continue;
+		any = true;
+		if (n > size)
+			size = n;
+	}
+	bpf_map__set_value_size(skel->maps.stack_buf, size);
+	bpf_map__set_key_size(skel->maps.stack_counts, size);
+	bpf_map__set_max_entries(skel->maps.stack_counts, any ? sp->stack_entries : 1);
+}
+
 void tpstat_rodata(const struct tpstat_specs *sp, struct tpstat_bpf *skel, int ncpu)
 {
 	struct tpstat_bpf__rodata *ro = skel->rodata;
@@ -38,7 +82,8 @@ void tpstat_rodata(const struct tpstat_specs *sp, struct tpstat_bpf *skel, int n
 		struct tpstat_by *d = (struct tpstat_by *)&ro->by_spec[b];
 
 		*d = (struct tpstat_by){ .tp = by->tp->slot, .nkeys = by->nkeys,
-					 .value = by->value != NULL };
+					 .value = by->value != NULL,
+					 .kdepth = by->kdepth, .udepth = by->udepth };
 		for (int i = 0; i < by->nkeys; i++)
 			d->kind[i] = by->kinds[i];
 		for (int i = 0; i < TPSTAT_BY_KEYS; i++)
@@ -58,7 +103,7 @@ void tpstat_rodata(const struct tpstat_specs *sp, struct tpstat_bpf *skel, int n
 			.lmin = lat->range.lmin, .lmax = lat->range.lmax,
 			.lstep = (__u64)lat->range.lstep };
 	}
-	bpf_map__set_max_entries(skel->maps.lat_open, sp->nlat ? TPSTAT_LAT_ENTRIES : 1);
+	tpstat_rodata_lat(sp, skel, ncpu);
 	ro->nfilter = sp->nfilter;
 	for (int k = 0; k < sp->nfilter; k++) {
 		const struct tpfilter *flt = &sp->filter[k].flt;
@@ -71,6 +116,7 @@ void tpstat_rodata(const struct tpstat_specs *sp, struct tpstat_bpf *skel, int n
 	}
 	/* No --by: a table of one entry, not TPSTAT_BY_ENTRIES preallocated for nothing. */
 	bpf_map__set_max_entries(skel->maps.by_counts, sp->nby ? TPSTAT_BY_ENTRIES : 1);
+	tpstat_rodata_stacks(sp, skel);
 	/* One histogram per --hist per possible CPU (tpstat_read.c sums them). */
 	bpf_map__set_max_entries(skel->maps.hist_cpu, sp->nhist ? sp->nhist * ncpu : 1);
 }

@@ -33,6 +33,7 @@ struct tpstat_by_read {
 	struct tpstat_by_entry *entries;	/* TPSTAT_BY_ENTRIES of room */
 	int n;
 	__u64 dropped, errors, minmax_lost;
+	const struct tpstat_stack_row *stacks;	/* a stack --by's (tpstat_stacks_final()) */
 };
 
 /* One --latency: its histogram of ns, its accounting and its open STARTs. */
@@ -43,7 +44,7 @@ struct tpstat_lat_read {
 };
 
 struct tpstat_snap {
-	struct tpstat_tp_read tp[TPSTAT_MAX_TP];	/* by slot */
+	struct tpstat_tp_read *tp;	/* by slot, one per spec (tpstat_read_open()) */
 	struct tpstat_hist hist[TPSTAT_MAX_HIST];	/* by the specs' hist[] */
 	struct tpstat_by_read by[TPSTAT_MAX_BY];	/* read by tpstat_read_keys() only */
 	struct tpstat_lat_read lat[TPSTAT_MAX_LAT];

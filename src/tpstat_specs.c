@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tpstat's specs (tpstat_specs.h): argv's names and items into one spec per tracepoint,
- * resolved against the kernel's list and compiled against BTF.
+ * checked for what the options allow on their own (tpstat_specs_resolve.c resolves them).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +10,29 @@
 #include <unistd.h>
 #include "src/cli.h"
 #include "src/tpstat_specs.h"
+#include "src/tpstat_expand.h"
+
+/*
+ * Room for @n specs. Specs move when it grows: only before tpstat_specs_group() gives the
+ * items pointers to them (it makes room for all first).
+ */
+static void reserve(struct tpstat_specs *s, int n)
+{
+	struct tp_spec *tp;
+	int cap = s->cap ? s->cap : 64;
+
+	if (n <= s->cap)
+		return;
+	while (cap < n)
+		cap *= 2;
+	tp = realloc(s->tp, (size_t)cap * sizeof(*tp));
+	if (!tp) {
+		fprintf(stderr, "tpstat: out of memory for %d tracepoints\n", n);
+		exit(1);
+	}
+	s->tp = tp;
+	s->cap = cap;
+}
 
 /* The spec named @name, or a new one after the others. */
 static struct tp_spec *spec_of(struct tpstat_specs *s, const char *name)
@@ -17,16 +40,13 @@ static struct tp_spec *spec_of(struct tpstat_specs *s, const char *name)
 	for (int i = 0; i < s->n; i++)
 		if (!strcmp(s->tp[i].name, name))
 			return &s->tp[i];
-	if (s->n == TPSTAT_MAX_TP)
-		cli_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
+	reserve(s, s->n + 1);
 	s->tp[s->n] = (struct tp_spec){ .name = name, .slot = s->n };
 	return &s->tp[s->n++];
 }
 
 void tpstat_spec_name(struct tpstat_specs *s, char *name)
 {
-	if (s->n == TPSTAT_MAX_TP)
-		cli_usage_error("tpstat", "too many tracepoints: at most %d at once", TPSTAT_MAX_TP);
 	for (int i = 0; i < s->n; i++)
 		if (!strcmp(s->tp[i].name, name))
 			cli_usage_error("tpstat", "tracepoint '%s' is named twice", name);
@@ -105,6 +125,33 @@ void tpstat_spec_lhist(struct tpstat_specs *s, char *arg)
 	s->hist[s->nhist - 1].range = l;
 }
 
+/* kstack[:N] or ustack[:N] (bpf/tpstat_stack.h): its kind and depth into @by. */
+static void spec_stack_key(struct tp_by *by, const char *k, const char *arg)
+{
+	bool user = !strncmp(k, "ustack", 6);
+	char *end;
+	long n = TPSTAT_STACK_DEFAULT;
+
+	if (strncmp(k, "kstack", 6) && !user)
+		return;
+	if (k[6] == ':') {
+		errno = 0;
+		n = strtol(k + 7, &end, 10);
+		if (errno || end == k + 7 || *end || n < 1 || n > TPSTAT_STACK_MAX)
+			cli_usage_error("tpstat", "--by '%s': %.6s:N takes N from 1 to %d frames",
+					arg, k, TPSTAT_STACK_MAX);
+	} else if (k[6]) {
+		return;
+	}
+	if (user ? by->udepth : by->kdepth)
+		cli_usage_error("tpstat", "--by '%s': one %.6s per --by", arg, k);
+	by->kinds[by->nkeys] = user ? TPSTAT_KEY_USTACK : TPSTAT_KEY_KSTACK;
+	if (user)
+		by->udepth = (int)n;
+	else
+		by->kdepth = (int)n;
+}
+
 /* --by TP:KEY[,KEY...]: keys the kernel knows by name, or EXPRs checked against BTF later. */
 void tpstat_spec_by(struct tpstat_specs *s, char *arg)
 {
@@ -130,6 +177,7 @@ void tpstat_spec_by(struct tpstat_specs *s, char *arg)
 		for (int n = 0; n < (int)(sizeof(names) / sizeof(names[0])); n++)
 			if (!strcmp(k, names[n]))
 				by->kinds[by->nkeys] = n;
+		spec_stack_key(by, k, arg);
 		for (int j = 0; j < by->nkeys; j++)
 			if (!strcmp(by->keys[j], k))
 				cli_usage_error("tpstat", "--by '%s': key '%s' is given twice", arg, k);
@@ -248,208 +296,41 @@ void tpstat_specs_once(const struct tpstat_specs *s)
 						s->lat[l].key[1]);
 }
 
+/* An item's tracepoint: one, never a pattern (tpstat_expand.h), and its spec. */
+static struct tp_spec *item_spec(struct tpstat_specs *s, const char *name)
+{
+	if (tpstat_is_pattern(name))
+		cli_usage_error("tpstat", "'%s' is a pattern: an option names one tracepoint", name);
+	return spec_of(s, name);
+}
+
 void tpstat_specs_group(struct tpstat_specs *s)
 {
+	/* Room for every item's TP: no spec moves once an item points to it. */
+	reserve(s, s->n + s->nhist + s->nby + s->nfilter + 2 * s->nlat);
 	for (int h = 0; h < s->nhist; h++) {
-		struct tp_spec *tp = s->hist[h].tp = spec_of(s, s->hist[h].tp_name);
+		struct tp_spec *tp = s->hist[h].tp = item_spec(s, s->hist[h].tp_name);
 
 		tp->hists[tp->nhists++] = &s->hist[h];
 		tp->reads_fields = true;
 	}
 	for (int b = 0; b < s->nby; b++) {
-		struct tp_spec *tp = s->by[b].tp = spec_of(s, s->by[b].tp_name);
+		struct tp_spec *tp = s->by[b].tp = item_spec(s, s->by[b].tp_name);
 
 		tp->bys[tp->nbys++] = &s->by[b];
 		tp->reads_fields = true;
 	}
 	for (int k = 0; k < s->nfilter; k++) {
-		struct tp_spec *tp = s->filter[k].tp = spec_of(s, s->filter[k].tp_name);
+		struct tp_spec *tp = s->filter[k].tp = item_spec(s, s->filter[k].tp_name);
 
 		tp->filters[tp->nfilters++] = &s->filter[k];
 		tp->reads_fields = true;
 	}
 	for (int l = 0; l < s->nlat; l++) {
 		for (int side = 0; side < 2; side++) {
-			s->lat[l].tp[side] = spec_of(s, s->lat[l].tp_name[side]);
+			s->lat[l].tp[side] = item_spec(s, s->lat[l].tp_name[side]);
 			s->lat[l].tp[side]->reads_fields = true;
 		}
 		s->lat[l].tp[1]->lats[s->lat[l].tp[1]->nlats++] = &s->lat[l];
 	}
-}
-
-/* Whether @name is a program the shell would run: a path, or a file in $PATH, executable. */
-static bool is_program(const char *name)
-{
-	const char *path = getenv("PATH"), *p, *colon;
-	char buf[4096];
-
-	if (strchr(name, '/'))
-		return !access(name, X_OK);
-	for (p = path; p && *p; p = colon ? colon + 1 : NULL) {
-		size_t len;
-
-		colon = strchr(p, ':');
-		len = colon ? (size_t)(colon - p) : strlen(p);
-		if (len && snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, name) < (int)sizeof(buf) &&
-		    !access(buf, X_OK))
-			return true;
-		if (!colon)
-			break;
-	}
-	return false;
-}
-
-int tpstat_specs_resolve(struct tpstat_specs *s, const struct tp_list *l, bool command)
-{
-	for (int i = 0; i < s->n; i++) {
-		const char *name = s->tp[i].name, *sugg[3];
-		char module[TP_MODULE_LEN];
-		int ns;
-
-		s->tp[i].info = tplist_find(l, name);
-		if (s->tp[i].info)
-			continue;
-		if (tplist_find_unloaded(name, module, sizeof(module))) {
-			fprintf(stderr, "tpstat: tracepoint '%s' belongs to module %s, which is not loaded "
-				"(modprobe %s)\n", name, module, module);
-			return EXIT_USAGE;
-		}
-		/* "tpstat sched_switch make": the command without its "--". */
-		if (!command && is_program(name)) {
-			fprintf(stderr, "tpstat: unknown tracepoint '%s', which is a program: did you forget "
-				"'--' before the command? (tpstat TRACEPOINT... -- %s ...)\n", name, name);
-			return EXIT_USAGE;
-		}
-		ns = tplist_suggest(l, name, sugg, 3);
-		fprintf(stderr, "tpstat: unknown tracepoint '%s'", name);
-		for (int k = 0; k < ns; k++)
-			fprintf(stderr, "%s%s", k ? (k == ns - 1 ? " or " : ", ") : "; did you mean ", sugg[k]);
-		fprintf(stderr, "%s\n", ns ? "?" : " (tpstat -l lists them)");
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* A named field of @tp (tpfield_aliases) within two edits of @expr, as "utl" for "util". */
-static const char *near_named(const char *tp, const char *expr)
-{
-	const char *best = NULL;
-	int best_d = 3;
-
-	for (const struct tpfield_alias *a = tpfield_aliases; a->tp; a++) {
-		int d;
-
-		if (strcmp(a->tp, tp))
-			continue;
-		d = tplist_distance(expr, a->name);
-		if (d < best_d) {
-			best = a->name;
-			best_d = d;
-		}
-	}
-	return best;
-}
-
-/*
- * @expr of --@opt against @tp's arguments in BTF, as a value or (@key) as a --latency key,
- * which may be a pointer: 0, or one line and EXIT_USAGE (1).
- */
-static int compile(struct tpfield_btfs *btfs, const struct tp_info *tp, const char *opt,
-		   const char *expr, struct tpfield *f, bool key)
-{
-	const struct btf *btf = tpfield_btf(btfs, tp->module);
-	const char *named = tpfield_named(tp->name, expr);
-	char err[TPFIELD_ERR_LEN];
-	struct tpfield_proto p;
-
-	if (!btf || tpfield_proto(btf, tp->name, &p)) {
-		fprintf(stderr, "tpstat: --%s %s:%s: cannot read the prototype of %s from BTF\n",
-			opt, tp->name, expr, tp->name);
-		return 1;
-	}
-	/* A named field (util, cpu, ...) is its expression, unless an argument has the name. */
-	for (int i = 0; named && i < p.nargs; i++)
-		if (!strcmp(p.args[i].name, expr))
-			named = NULL;
-	if ((key ? tpfield_compile_key : tpfield_compile)(btf, &p, named ? named : expr, f, err,
-							   sizeof(err))) {
-		const char *near = named ? NULL : near_named(tp->name, expr);
-
-		fprintf(stderr, "tpstat: --%s %s:%s%s%s%s: %s%s%s%s\n", opt, tp->name, expr,
-			named ? " (" : "", named ? named : "", named ? ")" : "", err,
-			near ? "; did you mean the named field '" : "", near ? near : "", near ? "'?" : "");
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* --filter @fo: split, its EXPR compiled, its VALUE resolved; 0 or EXIT_USAGE. */
-static int compile_filter(struct tpfield_btfs *btfs, struct tp_filter *fo)
-{
-	const struct tp_info *tp = fo->tp->info;
-	struct tpfilter *flt = &fo->flt;
-	char err[TPFIELD_ERR_LEN];
-	struct tpfilter_text t;
-	int status;
-
-	memset(flt, 0, sizeof(*flt));
-	if (tpfilter_split(fo->text, &t, err, sizeof(err))) {
-		fprintf(stderr, "tpstat: --filter '%s:%s': %s\n", tp->name, fo->text, err);
-		return EXIT_USAGE;
-	}
-	flt->key = tpfilter_key(t.expr);
-	if (flt->key == TPFILTER_KEY_EXPR) {
-		status = compile(btfs, tp, "filter", t.expr, &flt->field, false);
-		if (status)
-			return status;
-	}
-	if (tpfilter_resolve(tpfield_btf(btfs, tp->module), &t, flt, err, sizeof(err))) {
-		fprintf(stderr, "tpstat: --filter '%s:%s': %s\n", tp->name, fo->text, err);
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-int tpstat_specs_compile(struct tpstat_specs *s)
-{
-	struct tpfield_btfs btfs = { .dir = TP_BTF_DIR };
-	int status = 0;
-
-	for (int h = 0; h < s->nhist && !status; h++) {
-		struct tp_hist *hi = &s->hist[h];
-
-		status = compile(&btfs, hi->tp->info, hi->range.linear ? "lhist" : "hist", hi->expr,
-				 &hi->field, false);
-		if (!status && hi->range.linear && !hi->field.is_signed && hi->range.lmin < 0) {
-			fprintf(stderr, "tpstat: --lhist %s:%s: MIN %lld is negative, and %s is %s, "
-				"which is unsigned\n", hi->tp->info->name, hi->expr, hi->range.lmin,
-				hi->expr, hi->field.type);
-			status = EXIT_USAGE;
-		}
-	}
-	for (int b = 0; b < s->nby && !status; b++) {
-		struct tp_by *by = &s->by[b];
-
-		memset(by->field, 0, sizeof(by->field));
-		for (int i = 0; i < by->nkeys && !status; i++)
-			if (by->kinds[i] == TPSTAT_KEY_EXPR)
-				status = compile(&btfs, by->tp->info, "by", by->keys[i], &by->field[i],
-						 false);
-		if (!status && by->value)
-			status = compile(&btfs, by->tp->info, "value", by->value,
-					 &by->field[TPSTAT_BY_KEYS], false);
-	}
-	for (int k = 0; k < s->nfilter && !status; k++)
-		status = compile_filter(&btfs, &s->filter[k]);
-	for (int k = 0; k < s->nlat && !status; k++)
-		for (int side = 0; side < 2 && !status; side++) {
-			struct tp_lat *l = &s->lat[k];
-
-			memset(&l->field[side], 0, sizeof(l->field[side]));
-			if (l->kind[side] == TPFILTER_KEY_EXPR)
-				status = compile(&btfs, l->tp[side]->info, "latency", l->key[side],
-						 &l->field[side], true);
-		}
-	tpfield_btfs_free(&btfs);
-	return status;
 }

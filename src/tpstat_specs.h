@@ -47,6 +47,7 @@ struct tp_by {
 	const char *keys[TPSTAT_BY_KEYS];	/* each: cpu, comm, pid, cgroup or an EXPR */
 	int kinds[TPSTAT_BY_KEYS];
 	const char *value;		/* --value EXPR, or NULL */
+	int kdepth, udepth;		/* kstack[:N], ustack[:N]: frames kept; 0 without */
 	struct tpfield field[TPSTAT_BY_KEYS + 1];	/* its EXPR keys; [TPSTAT_BY_KEYS]: --value */
 };
 
@@ -86,12 +87,13 @@ struct tp_spec {
 };
 
 struct tpstat_specs {
-	int n;
-	struct tp_spec tp[TPSTAT_MAX_TP];	/* tp[i].slot == i */
+	int n, cap;
+	struct tp_spec *tp;		/* n of them, any number; tp[i].slot == i */
 	int nhist;
 	struct tp_hist hist[TPSTAT_MAX_HIST];
 	int nby;
 	struct tp_by by[TPSTAT_MAX_BY];
+	int stack_entries;		/* --stack-entries: the stack keys' table (0: the default) */
 	int nfilter;
 	struct tp_filter filter[TPSTAT_MAX_FILTER];
 	int nlat;
@@ -120,8 +122,11 @@ void tpstat_specs_once(const struct tpstat_specs *s);
 void tpstat_specs_group(struct tpstat_specs *s);
 
 /*
- * Each spec's tracepoint from the kernel's list @l; for the first that does not exist, one
- * line (a module to load, the closest names, or the '--' a @command forgot) and EXIT_USAGE.
+ * Each spec's tracepoint from the kernel's list @l, after the specs of patterns ('sched:*',
+ * 'pelt_*') are replaced with one per tracepoint they match (tpstat_expand.h; the items
+ * follow their specs to their new places); for the first name that does not exist, or a
+ * pattern that matches nothing, one line (a module to load, the closest names, or the '--'
+ * a @command forgot) and EXIT_USAGE.
  */
 int tpstat_specs_resolve(struct tpstat_specs *s, const struct tp_list *l, bool command);
 

@@ -6,6 +6,33 @@
 #include "src/tpstat_buckets.h"
 #include "src/tpstat_view.h"
 
+int tpstat_view_open(struct tpstat_view *v)
+{
+	int n = v->specs->n, runs = v->o->repeat > 0 ? (int)v->o->repeat : 1;
+
+	/* Each run's counts for as many runs as -r asks (a command's one run without it). */
+	v->tp = calloc(n, sizeof(*v->tp));
+	v->rows = calloc(n, sizeof(*v->rows));
+	v->run_counts = calloc((size_t)(n ? n : 1) * runs, sizeof(*v->run_counts));
+	if (v->tp && v->rows && v->run_counts) {
+		for (int i = 0; i < n; i++)
+			v->tp[i].runs = &v->run_counts[(size_t)i * runs];
+		return 0;
+	}
+	fprintf(stderr, "tpstat: out of memory for %d tracepoints\n", n);
+	return 1;
+}
+
+void tpstat_view_close(struct tpstat_view *v)
+{
+	free(v->tp);
+	free(v->rows);
+	free(v->run_counts);
+	v->tp = NULL;
+	v->rows = NULL;
+	v->run_counts = NULL;
+}
+
 /* c = a - b, slot by slot */
 static void sub_counts(struct tp_counts *c, const struct tp_counts *a, const struct tp_counts *b)
 {
@@ -100,6 +127,8 @@ void tpstat_view_toggle(struct tpstat_view *v, const struct tpstat_snap *snap)
 
 void tpstat_view_end_run(struct tpstat_view *v, double secs)
 {
+	if (v->nruns >= (v->o->repeat > 0 ? v->o->repeat : 1))
+		return;		/* every run asked for is in (the caller stops there) */
 	for (int i = 0; i < v->specs->n; i++) {
 		__u64 now = total(&v->tp[i].shown);
 
@@ -153,6 +182,7 @@ static struct tpstat_by_row by_row(const struct tp_by *spec, struct tpstat_by_re
 		.minmax_lost = by->minmax_lost,
 		.entries = by->entries, .n = by->n < top ? by->n : (int)top, .nkeys = by->n,
 		.other = other, .dropped = by->dropped, .errors = by->errors,
+		.stacks = by->stacks, .top = top,
 	};
 	for (int i = 0; i < spec->nkeys; i++) {
 		r.keys[i] = spec->keys[i];

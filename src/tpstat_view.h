@@ -21,7 +21,7 @@
 struct tpstat_tp_view {
 	struct tp_counts excluded, at_pause, shown, prev;
 	__u64 cpu_count[TPSTAT_NR_SLOTS], cpu_delta[TPSTAT_NR_SLOTS];	/* -A */
-	__u64 runs[MAX_REPEAT];		/* -r: each run's count */
+	__u64 *runs;			/* -r: each run's count (as many as -r asks, or 1) */
 	__u64 run_start;		/* the count when the current run started */
 	const char *prog;		/* its program, as bpftool names it (set after load) */
 	int prog_fd;
@@ -48,13 +48,18 @@ struct tpstat_view {
 	const struct tpstat_opts *o;
 	int ncpu;			/* possible CPUs */
 	bool paused;
-	struct tpstat_tp_view tp[TPSTAT_MAX_TP];	/* by slot */
+	struct tpstat_tp_view *tp;	/* by slot, one per spec (tpstat_view_open()) */
 	struct tpstat_hist_view hist[TPSTAT_MAX_HIST];
 	struct tpstat_lat_view lat[TPSTAT_MAX_LAT];
 	double run_secs[MAX_REPEAT];	/* -r: each run's elapsed time */
 	int nruns;
-	struct tpstat_row rows[TPSTAT_MAX_TP];
+	struct tpstat_row *rows;	/* one per spec */
+	__u64 *run_counts;		/* -r: the tracepoints' runs[], in one block */
 };
+
+/* Room for @v's specs: 0, or 1 after one line on stderr. tpstat_view_close() frees it. */
+int tpstat_view_open(struct tpstat_view *v);
+void tpstat_view_close(struct tpstat_view *v);
 
 /* What the user sees now of @snap, as read: counted minus what was counted while paused. */
 void tpstat_view_update(struct tpstat_view *v, const struct tpstat_snap *snap);

@@ -66,6 +66,50 @@ is "$(jq '([.by.entries[].count] | add) + .by.other + .by.dropped + .by.errors =
 is "$(jq '[.by.entries[].count % 20] | add' <<<"$b")/$(jq '.by.other + .by.dropped + .by.errors' <<<"$b")" 0/0 \
 	"--by type: each type's count a multiple of the 20 listings, nothing unaccounted"
 
+# Several tracepoints, each counted in its own index by a copy of the program with the index
+# patched in (tpstat_0, tpstat_1, ...), on every kernel: on 6.10+ too, where one program could
+# serve all three through the attach cookie, a copy each keeps each row's misses its own.
+# CMD's tree forks 20 times and execs 21 times, and its exits are none of a task target's
+# events (tpstat(8), Targets): three counts that differ, exact.
+# The tree waits on a FIFO with shell builtins alone, so that it forks nothing more.
+rel=$(uname -r)
+tree='i=0; while [ $i -lt 20 ]; do /bin/true; i=$((i + 1)); done; read x </tmp/tpstat-go'
+rm -f /tmp/tpstat-go && mkfifo /tmp/tpstat-go
+tps=(sched_process_fork sched_process_exec sched_process_exit)
+tpstat -o /tmp/tpstat-three -j "${tps[@]}" -- sh -c "$tree" &
+tp=$!
+links() {	# "prog_id prog_name tp_name" of tpstat's counting links on the three: not
+		# tpstat_fork's (tp_btf), nor other programs there (cookie-gend's cookie_fork)
+	bpftool -j link show | jq -r '.[] | select(.tp_name != null) |
+		select(.tp_name | test("^sched_process_(fork|exec|exit)$")) | "\(.prog_id) \(.tp_name)"' |
+	while read -r id tp; do
+		name=$(bpftool -j prog show id "$id" | jq -r .name)
+		case $name in tpstat_[0-9]* | tpstat_hist_[0-9]*) echo "$id $name $tp" ;; esac
+	done
+}
+three() { [ "$(links | wc -l)" = 3 ]; }
+wait_until 300 "tpstat's three links" three
+l=$(links)
+names=$(awk '{ print $2 }' <<<"$l" | sort -u | paste -sd' ')
+is "$(awk '{ print $1 }' <<<"$l" | sort -u | wc -l)/$names" "3/tpstat_0 tpstat_1 tpstat_2" \
+	"Linux $rel: a copy of the program for each of the three"
+echo go >/tmp/tpstat-go
+wait $tp
+ok $? "tpstat ${tps[*]} -- CMD exits 0"
+out=$(cat /tmp/tpstat-three)
+is "$(final "$out" | jq -r '[.tracepoints[] | .count] | map(tostring) | join("/")')" "20/21/0" \
+	"each counted in its own index: 20 forks, 21 execs, no exit"
+
+# 'sched:*': every sched event of this kernel, one row each.
+want=$(ls /sys/kernel/tracing/events/sched | grep -v -e '^enable$' -e '^filter$' | LC_ALL=C sort |
+	grep -Fxf <(tpstat -l -j | jq -r '.[].name'))
+out=$(tpstat -o /dev/stdout -j -a -d 1 'sched:*')
+ok $? "tpstat -j -a -d 1 'sched:*' exits 0"
+is "$(final "$out" | jq -r '.tracepoints[].name')" "$want" "'sched:*' counts every sched event ($(wc -l <<<"$want"))"
+c=$(field "$out" sched_switch .count)
+[ "${c:-0}" -gt 0 ]
+ok $? "sched_switch counted among them ($c)"
+
 # Tracepoints this kernel lacks: exit 2 and one line naming the cause.
 err_case 2 "unknown tracepoint 'br_eht_host_create'" "our patch's bare tracepoint is unknown here" tpstat br_eht_host_create
 err_case 2 "unknown tracepoint 'tpgen_a'" "tpgen's tracepoint is unknown here" tpstat tpgen_a

@@ -1,108 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * http-serve: the metrics HTTP server (src/http_serve.c) over loopback sockets, driven the
- * way the tools drive it (poll its fd, call http_serve_ready). Every status it can answer,
- * content negotiation, requests in pieces, a response larger than the socket buffers,
- * silent clients dropped at the head's deadline while others are served, the pool: idle
- * connections, slow readers and stalled writers never keep a scrape waiting; the textfile
- * writer (src/metrics_textfile.c) and --listen's parser (src/cli.c). No kernel, no BPF:
- * host-safe.
+ * way the tools drive it (tests/unit/http_client.h). Every status it can answer, content
+ * negotiation, requests in pieces, a response larger than the socket buffers, silent
+ * clients dropped at the head's deadline while others are served, IPv6; the textfile writer
+ * (src/metrics_textfile.c) and --listen's parser (src/cli.c). The pool (idle connections,
+ * slow readers, stalled writers) is tests/unit/http-pool.c. No kernel, no BPF: host-safe.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <stdlib.h>
 #include <sys/stat.h>
-#include <unistd.h>
-#include "src/http_serve.h"
+#include "tests/unit/http_client.h"
 #include "src/metrics_textfile.h"
-#include "tests/unit/test.h"
-#include "src/cli.h"
 #include "src/clock.h"
-
-/*
- * The bound on a scrape's time while other clients hold connections: idle ones, slow
- * readers, stalled writers. It tests a mechanism, not speed: a server that makes the scrape
- * wait for any other client's deadline (the head's, HTTP_HEAD_TIMEOUT = 2 s, or the
- * exchange's) takes at least that long, while one that serves clients side by side answers
- * in milliseconds even on a loaded 2-core host, so 1 s tells the two apart with room to spare.
- */
-#define SCRAPE_BOUND 1.0
-#define MAX_FDS 32
-
-static struct http_serve h;
-static int samples = 1;
-
-static void render(void *arg, struct metrics *m)
-{
-	metrics_family(m, "bareatom_test_value", METRICS_GAUGE, NULL, "A test gauge.");
-	for (int i = 0; i < samples; i++)
-		metrics_u64(m, NULL, 0, 42);
-}
-
-static int connect_to(const char *addr)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-	char why[160];
-	int fd;
-
-	if (cli_parse_listen(addr, &ss, &len, why, sizeof(why)))
-		return -1;
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len))
-		return -1;
-	fcntl(fd, F_SETFL, O_NONBLOCK);
-	return fd;
-}
-
-struct reply {
-	char *buf;
-	size_t len;
-	bool eof;
-};
-
-/*
- * Run the server as a tool's loop does until every client of @fds has seen the end of its
- * response (or 10 s passed: a hang fails the test instead of blocking it).
- */
-static void drive(int *fds, struct reply *r, int n)
-{
-	for (int round = 0; round < 10000; round++) {
-		struct pollfd p[MAX_FDS + 1] = { { .fd = http_serve_fd(&h), .events = POLLIN } };
-		int open = 0;
-
-		for (int i = 0; i < n; i++) {
-			p[i + 1] = (struct pollfd){ .fd = r[i].eof ? -1 : fds[i], .events = POLLIN };
-			open += !r[i].eof;
-		}
-		if (!open)
-			return;
-		poll(p, n + 1, 1);
-		http_serve_ready(&h);
-		for (int i = 0; i < n; i++) {
-			char buf[65536];
-			ssize_t got = -1;
-
-			while (!r[i].eof && (got = recv(fds[i], buf, sizeof(buf), 0)) != 0) {
-				if (got < 0) {
-					if (errno != EAGAIN)
-						r[i].eof = true;
-					break;
-				}
-				r[i].buf = realloc(r[i].buf, r[i].len + got + 1);
-				memcpy(r[i].buf + r[i].len, buf, got);
-				r[i].len += got;
-				r[i].buf[r[i].len] = '\0';
-			}
-			if (got == 0)
-				r[i].eof = true;
-		}
-	}
-}
 
 /* One client sends @req (@len bytes) and reads the whole response. */
 static char *exchange(const char *req, size_t len)
@@ -122,13 +32,6 @@ static char *exchange(const char *req, size_t len)
 static char *get(const char *req)
 {
 	return exchange(req, strlen(req));
-}
-
-static const char *body_of(const char *resp)
-{
-	const char *b = strstr(resp, "\r\n\r\n");
-
-	return b ? b + 4 : "";
 }
 
 static void test_parse(void)
@@ -336,219 +239,6 @@ static void test_big_and_bounded(void)
 	samples = 1;
 }
 
-/* A connection that sends nothing; connect() does not wait for the server to accept it. */
-static int connect_idle(const char *addr, int rcvbuf)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-	char why[160];
-	int fd;
-
-	if (cli_parse_listen(addr, &ss, &len, why, sizeof(why)))
-		return -1;
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	/* A small receive buffer (before connect: it sets the window) makes a slow reader. */
-	if (fd >= 0 && rcvbuf)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Run the server's loop for @secs, or until no client is left when @secs is 0 (at most 5 s). */
-static void run_server(double secs)
-{
-	double end = clock_now() + (secs ? secs : 5);
-
-	while (clock_now() < end && (secs || h.nclients)) {
-		struct pollfd p = { .fd = http_serve_fd(&h), .events = POLLIN };
-
-		poll(&p, 1, 5);
-		http_serve_ready(&h);
-	}
-}
-
-/* A scrape while other clients hold connections: its seconds, its response in @r. */
-static double timed_scrape(struct reply *r)
-{
-	double t0 = clock_now();
-	int fd = connect_to(h.bound);
-
-	*r = (struct reply){ .buf = strdup("") };
-	if (fd < 0 || send(fd, "GET /metrics HTTP/1.1\r\n\r\n", 25, MSG_NOSIGNAL) != 25)
-		return 1e9;
-	drive(&fd, r, 1);
-	close(fd);
-	return clock_now() - t0;
-}
-
-/* Everything @fd has to read now: bytes into @r, eof when the server closed or reset it. */
-static void read_now(int fd, struct reply *r)
-{
-	char buf[65536];
-	ssize_t got;
-
-	while ((got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-		r->buf = realloc(r->buf, r->len + got + 1);
-		memcpy(r->buf + r->len, buf, got);
-		r->len += got;
-		r->buf[r->len] = '\0';
-	}
-	if (got == 0 || (got < 0 && errno != EAGAIN))
-		r->eof = true;
-}
-
-static const char timeout408[] = "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-
-/*
- * 20 connections that send nothing, opened while the server runs: the pool holds the
- * newest HTTP_CLIENTS, each newcomer taking the oldest idle one's slot (408), and a scrape
- * is answered at once instead of after the idle clients' deadlines.
- */
-static void test_idle_pool(void)
-{
-	struct reply idle[20] = {}, r;
-	uint64_t evicted = h.evicted, r4 = h.responses[4];
-	int fds[20], cut = 0, quiet = 0;
-	double took;
-
-	for (int i = 0; i < 20; i++) {
-		fds[i] = connect_idle(h.bound, 0);
-		idle[i].buf = strdup("");
-		run_server(0.002);	/* the tool's loop runs meanwhile */
-	}
-	took = timed_scrape(&r);
-	printf("# with 20 idle connections, the scrape took %.4f s\n", took);
-	ASSERT_TRUE(!strncmp(r.buf, "HTTP/1.1 200 OK\r\n", 17) && took < SCRAPE_BOUND,
-		    "with 20 idle connections open, a scrape is answered within 1 s");
-	ASSERT_EQ_U64(h.evicted - evicted, 20 + 1 - HTTP_CLIENTS,
-		      "each connection past the pool's 8 took the oldest idle client's slot");
-	ASSERT_EQ_U64(h.responses[4] - r4, 20 + 1 - HTTP_CLIENTS, "and each of those got a 408");
-	for (int i = 0; i < 20; i++) {
-		read_now(fds[i], &idle[i]);
-		if (i < 20 + 1 - HTTP_CLIENTS)
-			cut += idle[i].eof && !strcmp(idle[i].buf, timeout408);
-		else
-			quiet += !idle[i].eof && !idle[i].len;
-	}
-	ASSERT_EQ(cut, 20 + 1 - HTTP_CLIENTS, "the oldest 13: a 408, then closed");
-	ASSERT_EQ(quiet, HTTP_CLIENTS - 1, "the newest 7: still open, nothing sent");
-	for (int i = 0; i < 20; i++) {
-		close(fds[i]);
-		free(idle[i].buf);
-	}
-	free(r.buf);
-	run_server(0);
-	ASSERT_EQ(h.nclients, 0, "every slot free once the clients closed");
-}
-
-/* The slot of the client in @state accepted last, or NULL. */
-static struct http_client *newest(enum http_client_state state)
-{
-	struct http_client *c = NULL;
-
-	for (int i = 0; i < HTTP_CLIENTS; i++)
-		if (h.c[i].state == state && (!c || h.c[i].seq > c->seq))
-			c = &h.c[i];
-	return c;
-}
-
-/*
- * A client that asks for 4.6 MB and reads none of it (its window is 4 KiB): a scrape is
- * answered meanwhile, and the slow reader, past the head's deadline now, still gets all of
- * its response when it reads: that deadline is for the request only.
- */
-static void test_slow_reader(void)
-{
-	struct reply slow = { .buf = strdup("") }, r;
-	struct http_client *c;
-	char want[64];
-	double took;
-	int fd;
-
-	samples = 200000;
-	h.head_timeout = 0.2;
-	fd = connect_idle(h.bound, 4096);
-	run_server(0.05);
-	send(fd, "GET /metrics HTTP/1.1\r\n\r\n", 25, MSG_NOSIGNAL);
-	run_server(0.1);
-	c = newest(HTTP_WRITING);
-	ASSERT_TRUE(c && c->sent < c->head_len + c->body_len,
-		    "a slow reader of 4.6 MB: its response waits for room in its socket");
-	samples = 1;
-	took = timed_scrape(&r);
-	printf("# with a slow reader, the scrape took %.4f s\n", took);
-	ASSERT_TRUE(!strncmp(r.buf, "HTTP/1.1 200 OK\r\n", 17) && took < SCRAPE_BOUND,
-		    "a client that reads its response slowly does not hold a scrape");
-	free(r.buf);
-	usleep(300000);
-	drive(&fd, &slow, 1);
-	snprintf(want, sizeof(want), "Content-Length: %d\r\n", 74 + 23 * 200000);
-	ASSERT_TRUE(strstr(slow.buf, want) && strlen(body_of(slow.buf)) == 74 + 23 * 200000,
-		    "the slow reader gets all of it, past the head's deadline");
-	close(fd);
-	free(slow.buf);
-	h.head_timeout = HTTP_HEAD_TIMEOUT;
-	run_server(0);
-}
-
-/*
- * Every slot a client that asked for 4.6 MB and reads none of it: a scrape takes the oldest
- * one's slot (its response cut), and the others still get theirs. A client that reads
- * nothing until the exchange's deadline is dropped there, and its memory goes with it.
- */
-static void test_stalled_writers(void)
-{
-	struct reply rs[HTTP_CLIENTS] = {}, r;
-	uint64_t evicted = h.evicted, dropped = h.dropped;
-	int fds[HTTP_CLIENTS], whole = 0;
-	double took;
-
-	samples = 200000;
-	for (int i = 0; i < HTTP_CLIENTS; i++) {
-		fds[i] = connect_idle(h.bound, 4096);
-		rs[i].buf = strdup("");
-		run_server(0.02);
-		send(fds[i], "GET /metrics HTTP/1.1\r\n\r\n", 25, MSG_NOSIGNAL);
-		run_server(0.02);
-	}
-	ASSERT_EQ(h.nclients, HTTP_CLIENTS, "8 slow readers fill the pool");
-	samples = 1;
-	took = timed_scrape(&r);
-	printf("# with the pool full of slow readers, the scrape took %.4f s\n", took);
-	ASSERT_TRUE(!strncmp(r.buf, "HTTP/1.1 200 OK\r\n", 17) && took < SCRAPE_BOUND,
-		    "with every slot a slow reader, a scrape is still answered within 1 s");
-	ASSERT_EQ_U64(h.evicted - evicted, 1, "one slow reader made room");
-	free(r.buf);
-	drive(fds, rs, HTTP_CLIENTS);
-	for (int i = 1; i < HTTP_CLIENTS; i++)
-		whole += strlen(body_of(rs[i].buf)) == 74 + 23 * 200000;
-	ASSERT_TRUE(strlen(body_of(rs[0].buf)) < 74 + 23 * 200000, "the oldest's response was cut");
-	ASSERT_EQ(whole, HTTP_CLIENTS - 1, "the other 7 read theirs whole");
-	for (int i = 0; i < HTTP_CLIENTS; i++) {
-		close(fds[i]);
-		free(rs[i].buf);
-	}
-	run_server(0);
-
-	h.timeout = 0.3;
-	samples = 200000;
-	fds[0] = connect_idle(h.bound, 4096);
-	run_server(0.02);
-	send(fds[0], "GET /metrics HTTP/1.1\r\n\r\n", 25, MSG_NOSIGNAL);
-	run_server(0.02);
-	ASSERT_TRUE(newest(HTTP_WRITING) && http_serve_deadline(&h) <= newest(HTTP_WRITING)->accepted + 0.3,
-		    "http_serve_deadline(): the writer's deadline");
-	run_server(0.4);
-	ASSERT_TRUE(h.dropped - dropped == 1 && h.nclients == 0,
-		    "a client reading nothing is dropped at the exchange's deadline");
-	close(fds[0]);
-	h.timeout = HTTP_CLIENT_TIMEOUT;
-	samples = 1;
-}
-
 static void test_ipv6(void)
 {
 	struct http_serve h4 = h;
@@ -619,9 +309,6 @@ int main(void)
 	r = get("GET /metrics HTTP/1.1\r\n\r\n");
 	ASSERT_TRUE(!strncmp(r, "HTTP/1.1 200 OK\r\n", 17), "still serving after all of that");
 	free(r);
-	test_idle_pool();
-	test_slow_reader();
-	test_stalled_writers();
 	test_ipv6();
 	ASSERT_EQ(http_serve_open(&(struct http_serve){}, h.bound, render, NULL), -EADDRINUSE,
 		  "a port in use: -EADDRINUSE");

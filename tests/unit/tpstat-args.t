@@ -32,13 +32,19 @@ usage_error "count 2147483648 is above the maximum of 1000000000 intervals" -i 1
 usage_error "invalid count '99999999999999999999'" -i 1 -c 99999999999999999999 sched_switch
 usage_error "name at least one tracepoint" -i 1
 usage_error "named twice" sched_switch pelt_cfs_tp sched_switch
-usage_error "at most 32" $(seq -f 'tp%g' 1 33)
+# Any number of tracepoints: 1000 names pass the parser, and the first unknown one is refused
+# (the host's BTF has no tp1); a pattern that matches nothing is refused naming it.
+usage_error "unknown tracepoint 'tp1'" $(seq -f 'tp%g' 1 1000)
+usage_error "no tracepoint matches 'nosuch_\*'" 'nosuch_*'
+# As nobody, tracefs' available_events cannot be read (nor is it mounted on every host).
+usage_error "'nosuch:\*': cannot tell the subsystems of trace events without tracefs" sched_switch 'nosuch:*'
+usage_error "'sched_\*' is a pattern: an option names one tracepoint" --hist 'sched_*:prev_pid' sched_switch
 usage_error "invalid --hist 'tpgen_a': TRACEPOINT:EXPR" --hist tpgen_a
 usage_error "invalid --hist ':seq': TRACEPOINT:EXPR" --hist :seq
 usage_error "invalid --hist 'tpgen_a:': TRACEPOINT:EXPR" --hist tpgen_a:
 usage_error "too many --hist: at most 8" $(for i in $(seq 9); do echo --hist tpgen_a:seq; done)
 usage_error "-l takes no other options" -l --hist tpgen_a:seq
-usage_error "at most 32" $(seq -f 'tp%g' 1 32) --hist tp33:x
+usage_error "unknown tracepoint 'tp1'" $(seq -f 'tp%g' 1 32) --hist tp33:x
 usage_error "invalid --lhist 'tpgen_a:seq': TRACEPOINT:EXPR:MIN:MAX:STEP" --lhist tpgen_a:seq
 usage_error "invalid --lhist 'tpgen_a:seq:0:10:x': STEP 'x' is not a whole number" --lhist tpgen_a:seq:0:10:x
 usage_error "invalid --lhist 'tpgen_a:seq:10:10:1': MIN < MAX and STEP > 0" --lhist tpgen_a:seq:10:10:1
@@ -60,6 +66,16 @@ usage_error "--top chooses the keys --by shows: it needs --by" --top 3 sched_swi
 usage_error "invalid --top '0'" --by sched_switch:cpu --top 0
 usage_error "invalid --top '10241'" --by sched_switch:cpu --top 10241
 usage_error "-l takes no other options" -l --by sched_switch:cpu
+# Stack keys: a depth from 1 to 126, one of each kind, and the options that need one.
+usage_error "--by 'sched_switch:kstack:0': kstack:N takes N from 1 to 126 frames" --by sched_switch:kstack:0
+usage_error "--by 'sched_switch:ustack:127': ustack:N takes N from 1 to 126" --by sched_switch:ustack:127
+usage_error "--by 'sched_switch:kstack:3x': kstack:N" --by sched_switch:kstack:3x
+usage_error "--by 'sched_switch:kstack,kstack:3': one kstack per --by" --by sched_switch:kstack,kstack:3
+usage_error "--folded is for stacks: it needs --by TP:kstack or TP:ustack" --folded /tmp/f sched_switch
+usage_error "--flamegraph is for stacks" --by sched_switch:cpu --flamegraph /tmp/f sched_switch
+usage_error "--stack-entries is for stacks" --stack-entries 5 sched_switch
+usage_error "invalid --stack-entries '0'" --by sched_switch:kstack --stack-entries 0 sched_switch
+usage_error "--folded is given twice" --by sched_switch:kstack --folded a --folded b sched_switch
 usage_error "takes no other options" -l -i 1
 usage_error "at most one GLOB" -l 'a*' 'b*'
 usage_error "unrecognized option" --bogus sched_switch

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tpstat-cpus: tpstat's counting step (bpf/tpstat_count.h, the code the BPF programs run)
- * on a model of the .bss, for CPU numbers no test guest has: counts and CPU sets must be
+ * on a model of the counters, for CPU numbers no test guest has: counts and CPU sets must be
  * exact for every CPU up to TPSTAT_MAX_CPUS, whatever the order of the first hits, and
- * CPUs beyond must be counted and flagged, never reported as another CPU. TAP output.
+ * CPUs beyond must be counted and flagged, never reported as another CPU. Twice: with the
+ * atomics, and with the plain updates of a CPU's own slot (bpf/tpstat_update.h). TAP output.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,15 +12,35 @@
 #include <linux/types.h>
 #include "bpf/atomics.h"
 #include "bpf/tpstat_abi.h"
+#include "bpf/tpstat_update.h"
 #include "src/tpstat_fmt.h"
 #include "tests/unit/test.h"
 
+/* Which updates the counting step makes, as the program's plain_updates flag says. */
+static bool host_plain;
+#define TPSTAT_PLAIN host_plain
+
+/* Every check's name says which. */
+static bool test_report_mode(bool cond, const char *name)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s: %s", host_plain ? "plain" : "atomic", name);
+	return test_report(cond, buf);
+}
+#define test_report(cond, name) test_report_mode(cond, name)
+
+/* The counts map as the programs see it for 8 tracepoints: one line of 8 per slot. */
+#define NTP TPSTAT_LINE
+static struct tpstat_slot {
+	__u64 count[NTP];
+} slots[TPSTAT_NR_SLOTS];
+static struct tpstat_tp tps[NTP];
+
 static __u64 fake_ns = 1000;
 #define TPSTAT_NOW() (fake_ns++)
+#define TPSTAT_COUNTER(slot, idx) ((slot) < TPSTAT_NR_SLOTS && (idx) < NTP ? &slots[slot].count[idx] : NULL)
 #include "bpf/tpstat_count.h"
-
-static struct tpstat_slot slots[TPSTAT_NR_SLOTS];
-static struct tpstat_tp tps[TPSTAT_MAX_TP];
 
 /* The row user space makes of tracepoint @idx, as tpstat's snapshot() does. */
 static struct tpstat_row row_of(int idx)
@@ -70,10 +91,10 @@ static char *table_of(int idx)
 static void hit(int idx, __u32 cpu, int times)
 {
 	while (times--)
-		tpstat_count(slots, &tps[idx], idx, cpu);
+		tpstat_count(&tps[idx], idx, cpu);
 }
 
-int main(void)
+static void run(void)
 {
 	__u64 want = 0;
 	char *t, *p;
@@ -174,6 +195,16 @@ int main(void)
 		ASSERT_STRSTR(out, "\"per_cpu_rest\":{\"first_cpu\":256,\"last_cpu\":999,\"count\":744,"
 			      "\"delta\":744}", "JSON: per_cpu_rest for CPUs 256-999");
 		free(out);
+	}
+}
+
+int main(void)
+{
+	for (int plain = 0; plain < 2; plain++) {
+		host_plain = plain;
+		memset(slots, 0, sizeof(slots));
+		memset(tps, 0, sizeof(tps));
+		run();
 	}
 	return test_done();
 }

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include "bpf/atomics.h"
 #include "bpf/tpstat_abi.h"
+#include "bpf/tpstat_update.h"
 #include "src/tpstat_buckets.h"
 #include "src/tpstat_fmt.h"
 #include "tests/unit/test.h"
@@ -128,6 +129,39 @@ static void parse_linear(void)
 	ASSERT_EQ(buckets_parse_linear(o, false, &l, &what, &bad, &n), BUCKETS_TEXT_NUMBER,
 		  "MAX past 64 bits: not a whole number");
 	ASSERT_TRUE(!strcmp(what, "MAX"), "named MAX");
+}
+
+/*
+ * The plain updates (a histogram or key one program owns on one CPU: bpf/tpstat_update.h)
+ * record exactly what the atomic ones do: buckets, the 128-bit sum across 2^64 both ways,
+ * min and max, signed and not.
+ */
+static void plain_as_atomic(void)
+{
+	for (int sg = 0; sg < 2; sg++) {
+		struct tpstat_hist a = { .min = sg ? INT64_MAX : UINT64_MAX, .max = sg ? (__u64)INT64_MIN : 0 };
+		struct tpstat_hist p = a;
+		struct tpstat_by_val ca = tpstat_by_value_first(5, sg), cp = ca;
+		struct tpstat_by_stats st = {};
+		__u64 x = 88172645463325252ULL;
+
+		for (int k = 0; k < 100000; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			tpstat_hist_update(&a, x, sg, tpstat_bucket(x, sg), false);
+			tpstat_hist_update(&p, x, sg, tpstat_bucket(x, sg), true);
+			tpstat_by_value_update(&ca, x, sg, &st, false);
+			tpstat_by_value_update(&cp, x, sg, &st, true);
+		}
+		ASSERT_TRUE(!memcmp(&a, &p, sizeof(a)) && tpstat_hist_samples(&p) == 100000 &&
+			    p.sum_hi != 0 && p.min != p.max,
+			    sg ? "plain updates: the same signed histogram as the atomics" :
+			    "plain updates: the same histogram as the atomics (sum past 2^64, min, max)");
+		ASSERT_TRUE(!memcmp(&ca, &cp, sizeof(ca)) && !st.minmax_lost,
+			    sg ? "plain updates: the same signed --value sum, min and max" :
+			    "plain updates: the same --value sum, min and max");
+	}
 }
 
 int main(void)
@@ -419,5 +453,6 @@ int main(void)
 	}
 	value_sum_wide();
 	parse_linear();
+	plain_as_atomic();
 	return test_done();
 }

@@ -1,3 +1,3 @@
 #!/bin/bash
-# --latency's START and END steps (bpf/tpstat_latency.h) on a model of the hash map: exact accounting.
+# --latency's START and END steps (bpf/tpstat_latency.h) on its homes (per-CPU word, table of buckets): exact accounting.
 exec "$BUILD/tests/unit/tpstat-latency"

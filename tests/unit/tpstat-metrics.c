@@ -17,7 +17,7 @@
 #include "src/tpstat_metrics.h"
 #include "tests/unit/test.h"
 
-static const struct tp_info tpa = { "tpgen_a", "tpgen", TP_KIND_BARE };
+static const struct tp_info tpa = { "tpgen_a", "tpgen", TP_KIND_BARE, "" };
 static struct tpstat_report v;
 static struct tpstat_row rows[2];
 static __u64 buckets[8][TPSTAT_HIST_SLOTS];
@@ -133,7 +133,7 @@ static void lhist_wide(void)
  * --lhist, a signed --hist, --by comm, a tuple --by with --value past 2^64; on tpgen_b two
  * --latency from tpgen_a, log2 and linear (its bounds in ns, exported in seconds).
  */
-static const struct tp_info tpb = { "tpgen_b", "tpgen", TP_KIND_BARE };
+static const struct tp_info tpb = { "tpgen_b", "tpgen", TP_KIND_BARE, "" };
 static struct tpstat_by_entry tuple_entries[2];
 static struct tpstat_by_row all_bys[2];
 static struct tpstat_lat_row lats[2];

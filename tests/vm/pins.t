@@ -25,8 +25,8 @@ links_on() { bpftool -j link show | jq --arg t "$1" '[.[] | select(.tp_name == $
 link_ids_on() { bpftool -j link show | jq -r --arg t "$1" '[.[] | select(.tp_name == $t) | .id] | sort | map(tostring) | join(",")'; }
 # pinned_count: the total the pinned tpstat counters hold for tracepoint 0
 pinned_count() {
-	bpftool -j map dump pinned $TP/counters |
-		jq '[.[0].formatted.value[".bss"][] | select(.slots != null) | .slots[].count[0]] | add'
+	bpftool -j map dump pinned $TP/counts |
+		jq '[.[].formatted | select(.key < 320 * 8 and .key % 8 == 0) | .value] | add'
 }
 # one_line FILE: FILE holds exactly one line
 one_line() { [ "$(wc -l <"$1")" = 1 ]; }

@@ -31,21 +31,22 @@
 #include <bpf/libbpf.h>
 #include "bpf/tpstat_abi.h"
 #include "tpstat.skel.h"
+#include "src/tpstat_progs.h"
 #include "bpf/cookie_abi.h"
 #include "cookie.skel.h"
 #include "tests/unit/test.h"
 
 static int ncpu;
 
-/* Run @prog @times times on @cpu. Returns 0 or the negative errno of the first failure. */
-static int run_on(const struct bpf_program *prog, int cpu, int times)
+/* Run program @fd @times times on @cpu. Returns 0 or the negative errno of the first failure. */
+static int run_fd_on(int fd, int cpu, int times)
 {
 	__u64 args[2] = {};	/* a raw_tp context: the tracepoint's arguments (unused) */
 	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args, .ctx_size_in = sizeof(args),
 		    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
 
 	for (int i = 0; i < times; i++) {
-		if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o))
+		if (bpf_prog_test_run_opts(fd, &o))
 			return -errno;
 		if (o.retval)
 			return -EPROTO;
@@ -53,17 +54,22 @@ static int run_on(const struct bpf_program *prog, int cpu, int times)
 	return 0;
 }
 
+static int run_on(const struct bpf_program *prog, int cpu, int times)
+{
+	return run_fd_on(bpf_program__fd(prog), cpu, times);
+}
+
 /*
- * Run @prog @times times in our own task, on the CPU we are on: BPF_F_TEST_RUN_ON_CPU with
- * another CPU runs it there from an IPI, in whatever task that CPU was running.
+ * Run program @fd @times times in our own task, on the CPU we are on: BPF_F_TEST_RUN_ON_CPU
+ * with another CPU runs it there from an IPI, in whatever task that CPU was running.
  */
-static int run_here(const struct bpf_program *prog, int times)
+static int run_fd_here(int fd, int times)
 {
 	__u64 args[2] = {};
 	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args, .ctx_size_in = sizeof(args));
 
 	for (int i = 0; i < times; i++) {
-		if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o))
+		if (bpf_prog_test_run_opts(fd, &o))
 			return -errno;
 		if (o.retval)
 			return -EPROTO;
@@ -71,12 +77,20 @@ static int run_here(const struct bpf_program *prog, int times)
 	return 0;
 }
 
-static __u64 all_slots(const struct tpstat_bpf *skel, int idx)
+/* The programs and counters of the tpstat object loaded by tpstat_open(). */
+static struct tpstat_progs tp2;
+
+static __u64 slot_count(int slot, int idx)
+{
+	return tpstat_progs_count(&tp2, TPSTAT_PLANE_COUNT, slot, idx);
+}
+
+static __u64 all_slots(int idx)
 {
 	__u64 sum = 0;
 
 	for (int s = 0; s < TPSTAT_NR_SLOTS; s++)
-		sum += skel->bss->slots[s].count[idx];
+		sum += slot_count(s, idx);
 	return sum;
 }
 
@@ -88,22 +102,35 @@ static unsigned long long mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* A tpstat object with only programs 0 and 1 loaded, counting for @filter. */
+/*
+ * A tpstat object counting two tracepoints, counting for @filter: as tpstat loads it, the
+ * programs of tracepoints 0 and 1 (tp2.p[].fd) are copies of tpstat_0 with their index
+ * patched in (src/tpstat_progs.c), the counters sized for two.
+ */
 static struct tpstat_bpf *tpstat_open(enum tpstat_filter filter)
 {
+	static const bool plain[2];
 	struct tpstat_bpf *skel = tpstat_bpf__open();
 	struct bpf_program *p;
 
 	if (!skel)
 		return NULL;
 	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, p == skel->progs.tpstat_0 || p == skel->progs.tpstat_1);
+		bpf_program__set_autoload(p, false);
 	skel->rodata->filter = filter;
-	if (tpstat_bpf__load(skel)) {
+	if (tpstat_progs_setup(&tp2, skel, 2, plain, false) || tpstat_bpf__load(skel) ||
+	    tpstat_progs_load(&tp2)) {
+		tpstat_progs_close(&tp2);
 		tpstat_bpf__destroy(skel);
 		return NULL;
 	}
 	return skel;
+}
+
+static void tpstat_close(struct tpstat_bpf *skel)
+{
+	tpstat_progs_close(&tp2);
+	tpstat_bpf__destroy(skel);
 }
 
 static void test_count_tp(void)
@@ -115,43 +142,46 @@ static void test_count_tp(void)
 	bool exact = true;
 	int err = 0;
 
-	if (!ASSERT_TRUE(skel, "tpstat: load programs 0 and 1 unfiltered"))
+	if (!ASSERT_TRUE(skel, "tpstat: load the programs of tracepoints 0 and 1 unfiltered"))
 		return;
+	ASSERT_TRUE(tp2.p[0].fd >= 0 && tp2.p[1].fd >= 0 && tp2.p[0].fd != tp2.p[1].fd &&
+		    !strcmp(tp2.p[0].name, "tpstat_0") && !strcmp(tp2.p[1].name, "tpstat_1"),
+		    "two programs, tpstat_0 (libbpf's) and tpstat_1 (its copy, index 1 patched in)");
 	/* CPU n-1 first, so the first CPU is the last one: first_cpu is not 0 by luck. */
 	for (int cpu = ncpu - 1; cpu >= 0 && !err; cpu--)
-		err = run_on(skel->progs.tpstat_0, cpu, 10 * (cpu + 1));
+		err = run_fd_on(tp2.p[0].fd, cpu, 10 * (cpu + 1));
 	ASSERT_EQ(err, 0, "tpstat_0 ran 10 x (cpu + 1) times on every CPU");
 	for (int cpu = 0; cpu < ncpu; cpu++) {
-		exact &= skel->bss->slots[cpu].count[0] == 10ULL * (cpu + 1);
-		sum += skel->bss->slots[cpu].count[0];
+		exact &= slot_count(cpu, 0) == 10ULL * (cpu + 1);
+		sum += slot_count(cpu, 0);
 		want_set |= 1ULL << cpu;
 	}
 	for (int s = 0; s < TPSTAT_NR_SLOTS; s++) {
-		other += skel->bss->slots[s].count[1];
+		other += slot_count(s, 1);
 		if (s >= ncpu)
-			other += skel->bss->slots[s].count[0];
+			other += slot_count(s, 0);
 	}
 	snprintf(name, sizeof(name), "each CPU's slot holds exactly its runs (%llu in all)",
 		 (unsigned long long)sum);
 	ASSERT_TRUE(exact, name);
 	ASSERT_EQ_U64(other, 0, "no other slot and no other index counted anything");
-	ASSERT_EQ_U64(skel->bss->tps[0].cpus[0], want_set, "the CPU set is every CPU that ran it");
-	ASSERT_EQ_U64(skel->bss->tps[0].ncpus, ncpu, "ncpus counts each CPU once");
-	ASSERT_EQ_U64(skel->bss->tps[0].first_cpu, ncpu, "first_cpu is the first CPU (plus one)");
-	ASSERT_TRUE(skel->bss->tps[0].first_ns >= before && skel->bss->tps[0].first_ns <= mono_ns(),
+	ASSERT_EQ_U64(tp2.tps[0].cpus[0], want_set, "the CPU set is every CPU that ran it");
+	ASSERT_EQ_U64(tp2.tps[0].ncpus, ncpu, "ncpus counts each CPU once");
+	ASSERT_EQ_U64(tp2.tps[0].first_cpu, ncpu, "first_cpu is the first CPU (plus one)");
+	ASSERT_TRUE(tp2.tps[0].first_ns >= before && tp2.tps[0].first_ns <= mono_ns(),
 		    "first_ns is the time of that first run");
-	ASSERT_EQ_U64(skel->bss->tps[0].cpus_beyond, 0, "no CPU beyond the set");
-	ASSERT_EQ_U64(skel->bss->tps[1].first_cpu, 0, "tracepoint 1 has not been hit");
+	ASSERT_EQ_U64(tp2.tps[0].cpus_beyond, 0, "no CPU beyond the set");
+	ASSERT_EQ_U64(tp2.tps[1].first_cpu, 0, "tracepoint 1 has not been hit");
 
-	err = run_on(skel->progs.tpstat_1, ncpu - 1, 3);
+	err = run_fd_on(tp2.p[1].fd, ncpu - 1, 3);
 	ASSERT_EQ(err, 0, "tpstat_1 ran 3 times on the last CPU");
-	ASSERT_EQ_U64(skel->bss->slots[ncpu - 1].count[1], 3, "it counts in its own index");
-	ASSERT_EQ_U64(skel->bss->slots[ncpu - 1].count[0], 10ULL * ncpu, "leaving index 0 alone");
-	ASSERT_EQ_U64(skel->bss->tps[1].cpus[0], 1ULL << (ncpu - 1), "with its own CPU set");
-	tpstat_bpf__destroy(skel);
+	ASSERT_EQ_U64(slot_count(ncpu - 1, 1), 3, "it counts in its own index");
+	ASSERT_EQ_U64(slot_count(ncpu - 1, 0), 10ULL * ncpu, "leaving index 0 alone");
+	ASSERT_EQ_U64(tp2.tps[1].cpus[0], 1ULL << (ncpu - 1), "with its own CPU set");
+	tpstat_close(skel);
 }
 
-/* -p/-t: runs count only when the current task (ours, run_here()) is a target. */
+/* -p/-t: runs count only when the current task (ours, run_fd_here()) is a target. */
 static void test_filter(enum tpstat_filter filter, const char *what, __u32 self)
 {
 	struct tpstat_bpf *skel = tpstat_open(filter);
@@ -165,14 +195,14 @@ static void test_filter(enum tpstat_filter filter, const char *what, __u32 self)
 		return;
 	fd = bpf_map__fd(skel->maps.targets);
 	bpf_map_update_elem(fd, &other, &one, BPF_ANY);
-	ASSERT_EQ(run_here(skel->progs.tpstat_0, 5), 0, "5 runs while only init is a target");
+	ASSERT_EQ(run_fd_here(tp2.p[0].fd, 5), 0, "5 runs while only init is a target");
 	snprintf(name, sizeof(name), "%s filter: a task not in targets is not counted", what);
-	ASSERT_EQ_U64(all_slots(skel, 0), 0, name);
+	ASSERT_EQ_U64(all_slots(0), 0, name);
 	bpf_map_update_elem(fd, &self, &one, BPF_ANY);
-	ASSERT_EQ(run_here(skel->progs.tpstat_0, 7), 0, "7 runs with us in targets");
+	ASSERT_EQ(run_fd_here(tp2.p[0].fd, 7), 0, "7 runs with us in targets");
 	snprintf(name, sizeof(name), "%s filter: ours are, exactly", what);
-	ASSERT_EQ_U64(all_slots(skel, 0), 7, name);
-	tpstat_bpf__destroy(skel);
+	ASSERT_EQ_U64(all_slots(0), 7, name);
+	tpstat_close(skel);
 }
 
 struct drawn {
@@ -354,6 +384,8 @@ int main(void)
 	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu > 64)
 		ncpu = 64;	/* one word of the CPU set is enough for the guest */
+	if (!ASSERT_EQ(tpstat_progs_register(), 0, "tpstat's raw_tp loader registered with libbpf"))
+		return test_done();
 	test_count_tp();
 	test_filter(TPSTAT_FILTER_TGID, "-p (tgid)", (__u32)getpid());
 	test_filter(TPSTAT_FILTER_TID, "-t (tid)", (__u32)gettid());

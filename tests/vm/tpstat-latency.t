@@ -76,6 +76,28 @@ is "$(lat "$out" tpgen_b 0 | jq -c "$acct")" '[50,50,0,0,0,0,0]' "with --filter 
 sums "$out" tpgen_a tpgen_b
 ok $? "and the sums hold with tpgen_a's count after its filter (50)"
 
+# 5b. cpu,cpu: each CPU's own word. Pairs on CPU 1: START and END two tracepoints (two
+# programs, an xchg); then one tracepoint both ending and starting (one program, a plain
+# load and store) N times on every CPU: all but each CPU's first END match, each CPU's last
+# START stays open.
+out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:cpu,tpgen_b:cpu' -- taskset -c 1 sh -c \
+	"echo tpgen_a 100 pair 1000 > $TPGEN/fire")
+is "$(lat "$out" tpgen_b 0 | jq -c "[.key_expr] + $acct")" '["cpu,cpu",100,0,0,0,0,0,0]' \
+	"keyed by cpu, 100 pairs on CPU 1: 100 matched"
+sums "$out" tpgen_a tpgen_b
+ok $? "and the sums hold"
+ncpu=$(nproc)
+out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:cpu,tpgen_a:cpu' -- sh -c "echo tpgen_a 1000 all > $TPGEN/fire")
+is "$(lat "$out" tpgen_a 0 | jq -c "[.samples] + $acct")" "[$((ncpu * 999)),$((ncpu * 999)),$ncpu,0,$ncpu,0,0,0]" \
+	"tpgen_a:cpu,tpgen_a:cpu, 1000 on each of $ncpu CPUs: 999 matched and 1 without a start per CPU, 1 open each"
+sums "$out" tpgen_a tpgen_a
+ok $? "and the sums hold ($((ncpu * 1000)) starts, as many ends)"
+
+# 5c. pid,pid: the process's START and END, in the table.
+out=$(tpstat -o /dev/stdout -a -j --latency 'tpgen_a:pid,tpgen_b:pid' -- sh -c "echo tpgen_a 100 pair 1000 > $TPGEN/fire")
+is "$(lat "$out" tpgen_b 0 | jq -c "[.key_expr] + $acct")" '["pid,pid",100,0,0,0,0,0,0]' \
+	"keyed by pid: 100 pairs of one process, 100 matched"
+
 # 6. runqlat: from a task's wakeup to its switch in, on the scheduler's tracepoints. No
 # latency is longer than the run that measured it (how long a task waits to run is the
 # machine's).

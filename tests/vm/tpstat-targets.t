@@ -91,8 +91,8 @@ is "$(field "$out" tpgen_a .missed_delta)" "$(field "$out" tpgen_a .missed)" "mi
 # which waits for a grace period, would return only once the firing ended.)
 over=0 overlapped=0
 counting() {	# the pinned counters of tpgen_a hold a hit
-	[ "$(bpftool -j map dump pinned /sys/fs/bpf/bareatom/tpstat/counters |
-		jq '[.[0].formatted.value[".bss"][] | select(.slots != null) | .slots[].count[0]] | add')" -gt 0 ]
+	[ "$(bpftool -j map dump pinned /sys/fs/bpf/bareatom/tpstat/counts |
+		jq '[.[].formatted | select(.key < 320 * 8 and .key % 8 == 0) | .value] | add')" -gt 0 ]
 }
 interrupted() { ! kill -INT "$1" 2>/dev/null; }	# PID: SIGINT sent until it is gone
 for run in 1 2 3; do

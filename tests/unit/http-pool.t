@@ -1,0 +1,3 @@
+#!/bin/sh
+# The metrics HTTP server's pool over loopback: idle connections, slow readers, stalled writers.
+exec "$BUILD/tests/unit/http-pool"
