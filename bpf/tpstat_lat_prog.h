@@ -45,7 +45,6 @@ struct {
 struct tpstat_hist lat_hist[TPSTAT_MAX_LAT];
 /* Their accounting, shared by every CPU (atomic; touched only off the common path). */
 struct tpstat_lat_stats lat_stats[TPSTAT_MAX_LAT];
-#define TPSTAT_LAT_RACE()
 #include "bpf/tpstat_latency.h"
 
 /* The key of one side of a --latency: true and the key in *@k, or false when a read failed. */

@@ -3,9 +3,10 @@
  * --latency 'START:KEY,END:KEY' in tpstat's programs: at START the time is stored under the
  * key's value, at END the time since is taken and the key's home emptied. Apart from
  * tpstat.bpf.c, as tpstat_count.h is, so that a host test (tests/unit/tpstat-latency.c) runs
- * this very code on its own tables. The includer provides atomics.h, tpstat_abi.h and
- * TPSTAT_LAT_RACE(), which is nothing in BPF and, in the host test, another program's step
- * run between a read and the atomic that depends on it, or while a START holds a way BUSY.
+ * this very code on its own tables. The includer provides atomics.h and tpstat_abi.h, and
+ * may define TPSTAT_LAT_RACE(): nothing unless it does (BPF), and in the host test another
+ * program's step run between a read and the atomic that depends on it, or while a START
+ * holds a way BUSY.
  *
  * No map operation per event: a START's time has a home that stays, and a START or END is a
  * swap of the time in it (an empty home is 0).
@@ -43,6 +44,10 @@
  */
 #ifndef __BAREATOM_TPSTAT_LATENCY_H
 #define __BAREATOM_TPSTAT_LATENCY_H
+
+#ifndef TPSTAT_LAT_RACE
+#define TPSTAT_LAT_RACE()
+#endif
 
 /* Tries of one START or END whose way changed under it, before it gives up, counted busy. */
 #define TPSTAT_LAT_TRIES 4

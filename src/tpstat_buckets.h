@@ -75,4 +75,13 @@ void buckets_sub(struct tpstat_hist *c, const struct tpstat_hist *a, const struc
 /* @c += @a for what adds up; @c's min and max stay. */
 void buckets_add(struct tpstat_hist *c, const struct tpstat_hist *a);
 
+/* A histogram before its first value: min and max at the far ends of its type. */
+void tpstat_hist_empty(struct tpstat_hist *h, bool sg);
+/*
+ * The one read of a kernel histogram: @from's counts added into @to, which began empty
+ * (tpstat_hist_empty()). Buckets, errors and the 128-bit sum add up, min and max are the least
+ * and greatest; samples is the buckets' sum (the programs keep no separate count of it).
+ */
+void tpstat_hist_add(struct tpstat_hist *to, const struct tpstat_hist *from, bool sg);
+
 #endif /* __BAREATOM_TPSTAT_BUCKETS_H */

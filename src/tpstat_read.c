@@ -9,13 +9,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "src/tpstat_read.h"
+#include "src/tpstat_read_lat.h"
+#include "src/tpstat_buckets.h"
 #include "tpstat.skel.h"	/* after tpstat.h, whose types it names */
-
-void tpstat_hist_empty(struct tpstat_hist *h, bool sg)
-{
-	h->min = sg ? (__u64)INT64_MAX : UINT64_MAX;
-	h->max = sg ? (__u64)INT64_MIN : 0;
-}
 
 /* Copy @cpu of --hist @h: one per possible CPU in hist_cpu, the .bss one beyond. */
 static struct tpstat_hist *hist_copy(const struct tpstat_reader *rd, int h, int cpu)
@@ -64,28 +60,6 @@ void tpstat_read_close(struct tpstat_reader *rd, struct tpstat_snap *snap)
 		free(snap->by[b].entries);
 	free(snap->tp);
 	snap->tp = NULL;
-}
-
-void tpstat_hist_add(struct tpstat_hist *to, const struct tpstat_hist *from, bool sg)
-{
-	__u64 sum = __atomic_load_n(&from->sum, __ATOMIC_RELAXED);
-	__u64 min = __atomic_load_n(&from->min, __ATOMIC_RELAXED);
-	__u64 max = __atomic_load_n(&from->max, __ATOMIC_RELAXED);
-
-	to->errors += __atomic_load_n(&from->errors, __ATOMIC_RELAXED);
-	to->minmax_lost += __atomic_load_n(&from->minmax_lost, __ATOMIC_RELAXED);
-	to->sum_hi += __atomic_load_n(&from->sum_hi, __ATOMIC_RELAXED) + (to->sum + sum < to->sum);
-	to->sum += sum;
-	if (sg ? (__s64)min < (__s64)to->min : min < to->min)
-		to->min = min;
-	if (sg ? (__s64)max > (__s64)to->max : max > to->max)
-		to->max = max;
-	for (int k = 0; k < TPSTAT_HIST_BUCKETS; k++) {
-		__u64 n = __atomic_load_n(&from->buckets[k], __ATOMIC_RELAXED);
-
-		to->buckets[k] += n;
-		to->samples += n;
-	}
 }
 
 /*

@@ -7,22 +7,7 @@
 #ifndef __BAREATOM_TPSTAT_READ_H
 #define __BAREATOM_TPSTAT_READ_H
 
-#include "src/tpstat_snap.h"
-#include "src/tpstat_specs.h"
-#include "src/tpstat_progs.h"
-
-struct tpstat_bpf;
-
-struct tpstat_reader {
-	struct tpstat_bpf *skel;
-	const struct tpstat_specs *specs;
-	const struct tpstat_progs *progs;	/* the programs and counters, by slot */
-	int ncpu;				/* possible CPUs */
-	struct tpstat_hist *hist_cpu;		/* --hist's per-CPU copies, mapped */
-	struct tpstat_hist *lat_hist_cpu;	/* --latency's per-CPU histograms, mapped */
-	struct tpstat_lat_cpu *lat_cpu;		/* cpu,cpu latencies' open STARTs, per CPU */
-	struct tpstat_lat_bucket *lat_table;	/* the other latencies' open STARTs */
-};
+#include "src/tpstat_reader.h"
 
 /*
  * After load, before attach: map the per-CPU histograms and start every histogram's min
@@ -40,19 +25,5 @@ void tpstat_read_counts(const struct tpstat_reader *rd, struct tpstat_snap *snap
  * the counts' slots, the rest from the table, which holds only the CPUs above.
  */
 void tpstat_read_keys(const struct tpstat_reader *rd, struct tpstat_snap *snap);
-
-/* A histogram before its first value: min and max at the far ends of its type. */
-void tpstat_hist_empty(struct tpstat_hist *h, bool sg);
-/*
- * The one read of a kernel histogram: @from's counts added into @to, which began empty
- * (tpstat_hist_empty()). Buckets, errors and the 128-bit sum add up, min and max are the least
- * and greatest; samples is the buckets' sum (the programs keep no separate count of it).
- */
-void tpstat_hist_add(struct tpstat_hist *to, const struct tpstat_hist *from, bool sg);
-
-/* tpstat_read_lat.c: map the --latency tables and empty their histograms (0, or 1 said). */
-int tpstat_read_lat_open(struct tpstat_reader *rd);
-/* Each --latency's histogram, accounting and open STARTs, into @snap. */
-void tpstat_read_lat(const struct tpstat_reader *rd, struct tpstat_snap *snap);
 
 #endif /* __BAREATOM_TPSTAT_READ_H */

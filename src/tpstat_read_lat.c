@@ -6,7 +6,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <bpf/libbpf.h>
-#include "src/tpstat_read.h"
+#include "src/tpstat_read_lat.h"
+#include "src/tpstat_buckets.h"
 #include "tpstat.skel.h"	/* after tpstat.h, whose types it names */
 
 /* @map's @len bytes, shared with the programs; NULL after one line on stderr. */
