@@ -21,22 +21,7 @@
 /* A connection that sends nothing; connect() does not wait for the server to accept it. */
 static int connect_idle(const char *addr, int rcvbuf)
 {
-	struct sockaddr_storage ss;
-	socklen_t len;
-	char why[160];
-	int fd;
-
-	if (cli_parse_listen(addr, &ss, &len, why, sizeof(why)))
-		return -1;
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	/* A small receive buffer (before connect: it sets the window) makes a slow reader. */
-	if (fd >= 0 && rcvbuf)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return connect_with(addr, rcvbuf, false);
 }
 
 /* Run the server's loop for @secs, or until no client is left when @secs is 0 (at most 5 s). */

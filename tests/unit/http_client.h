@@ -29,7 +29,12 @@ static void render(void *arg, struct metrics *m)
 		metrics_u64(m, NULL, 0, 42);
 }
 
-static int connect_to(const char *addr)
+/*
+ * A nonblocking connection to @addr, with a receive buffer of @rcvbuf bytes when not 0 (set
+ * before connect: it sets the window, and a small one makes a slow reader); with @wait,
+ * connected when it returns, else perhaps still connecting. -1 on failure.
+ */
+static int connect_with(const char *addr, int rcvbuf, bool wait)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -38,11 +43,21 @@ static int connect_to(const char *addr)
 
 	if (cli_parse_listen(addr, &ss, &len, why, sizeof(why)))
 		return -1;
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len))
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | (wait ? 0 : SOCK_NONBLOCK), 0);
+	if (fd >= 0 && rcvbuf)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&ss, len) && (wait || errno != EINPROGRESS)) {
+		close(fd);
 		return -1;
-	fcntl(fd, F_SETFL, O_NONBLOCK);
+	}
+	if (fd >= 0 && wait)
+		fcntl(fd, F_SETFL, O_NONBLOCK);
 	return fd;
+}
+
+static int connect_to(const char *addr)
+{
+	return connect_with(addr, 0, true);
 }
 
 struct reply {
