@@ -28,8 +28,8 @@ is_true '.fleet.claim_s > 0 and .fleet.start_s_etcd > 0 and .fleet.reserve_txn_m
 ok $? "cookie-gend --etcd: the claim, the start, the reserve txn and the cookie sources with etcd were measured"
 [ "$(jq -r .accelerator "$out/results.json")" = tcg ] || [ "$(jq -r .accelerator "$out/results.json")" = kvm ]
 ok $? "the accelerator is recorded ($(jq -r .accelerator "$out/results.json" 2>/dev/null))"
-is_true '[.peers[] | "\(.tool)/\(.what)"] | sort == ["perf/count","tpstat/by_cpu","tpstat/count","tpstat/filter","tpstat/hist","tpstat/lat_seq","tpstat/latency"]'
-ok $? "the peers asked tpstat count, hist, by_cpu, filter, latency and lat_seq, and perf stat count"
+is_true '[.peers[] | "\(.tool)/\(.what)"] | sort == ["perf/count","tpstat/by_cpu","tpstat/count","tpstat/filter","tpstat/hist","tpstat/kstack","tpstat/lat_seq","tpstat/latency"]'
+ok $? "the peers asked tpstat count, hist, by_cpu, filter, latency, lat_seq and kstack, and perf stat count"
 is_true '[.peers[] | select(.what == "latency" or .what == "lat_seq") | .max_accounting_off == 0 and .matched > 0] | length == 2 and all'
 ok $? "tpstat's latencies (keyed by cpu, and by seq over tpgen's pairs) matched starts, their accounting adding up"
 is_true '.checks.peers_exact and ([.peers[] | .startup_s > 0 and .rss_kb > 0] | all) and (.peers_errors == [])'
