@@ -312,10 +312,15 @@ $(BUILD)/tests/vm/cookie-load: $(BUILD)/libcookie.a
 $(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h $(BUILD)/tpstat_progs.o $(UTIL)
 
 # The guest half of make bench; libuuid linked in statically (the image has no libuuid1).
-$(BUILD)/tests/bench/tpbench: tests/bench/tpbench.c $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h \
-		$(BUILD)/cookie.skel.h $(BUILD)/libcookie.a $(TPFIELD) | deps
+$(BUILD)/tests/bench/%.o: tests/bench/%.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) $< $(TPFIELD) $(BUILD)/libcookie.a $(LDLIBS) -Wl,-Bstatic -luuid -Wl,-Bdynamic -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(BUILD)/tests/bench/tpbench.o: $(BUILD)/bench.skel.h $(BUILD)/tpstat.skel.h
+$(BUILD)/tests/bench/tpbench_cookies.o: $(BUILD)/cookie.skel.h
+$(BUILD)/tests/bench/tpbench: $(BUILD)/tests/bench/tpbench.o $(BUILD)/tests/bench/tpbench_cookies.o \
+		$(BUILD)/libcookie.a $(TPFIELD) | deps
+	$(CC) $(CFLAGS) $(LDFLAGS) $(filter %.o,$^) $(BUILD)/libcookie.a $(LDLIBS) \
+		-Wl,-Bstatic -luuid -Wl,-Bdynamic -o $@
 
 $(BUILD)/tests/unit/%: tests/unit/%.c | deps
 	@mkdir -p $(dir $@)

@@ -15,7 +15,9 @@ mk() { make -C "$top" --no-print-directory -n BUILD="$b" -o deps -o "$b/kernel.d
 declare -A target
 for f in "$top"/src/*.c; do s=${f#"$top"/}; n=${s##*/}; target[$s]=$b/${n%.c}.o; done
 for f in "$top"/bpf/*.bpf.c; do s=${f#"$top"/}; n=${s##*/}; target[$s]=$b/${n%.c}.o; done
-for f in "$top"/tests/{unit,vm,bench,fuzz}/*.c; do s=${f#"$top"/}; target[$s]=$b/${s%.c}; done
+for f in "$top"/tests/{unit,vm,fuzz}/*.c; do s=${f#"$top"/}; target[$s]=$b/${s%.c}; done
+# tpbench is linked from an object per source (tpbench.c, tpbench_cookies.c).
+for f in "$top"/tests/bench/*.c; do s=${f#"$top"/}; target[$s]=$b/${s%.c}.o; done
 target[tests/unit/layout/kernel-layout.c]=$b/tests/unit/layout/kernel-layout.o
 # metrics-writer.c is compiled a second time, with the sources it tests, under UBSan.
 ubsan=$b/tests/unit/metrics-writer-ubsan
@@ -28,7 +30,7 @@ is "$(grep -E -- ' -o [^ ]+' <<<"$out" | head -n 5)" "" "with no header changed,
 
 # The headers and, for each, the sources that include it directly (by its path from the top,
 # as every include names a header of this tree).
-for h in $(cd "$top" && ls bpf/*.h src/*.h tests/unit/*.h); do
+for h in $(cd "$top" && ls bpf/*.h src/*.h tests/unit/*.h tests/bench/*.h); do
 	want=()
 	for s in "${!target[@]}"; do
 		grep -qF "#include \"$h\"" "$top/$s" && want+=("${target[$s]}")
