@@ -6,7 +6,7 @@
 /*
  * Which tracepoint a program run counts (src/tpstat_progs.c loads them): the index patched
  * into each copy's instructions, an ld_imm64 of TPSTAT_IDX_MARK | index (index 0 as
- * compiled), or on kernels with a raw_tp attach cookie (6.10+) the link's cookie.
+ * compiled), on every kernel.
  */
 #define TPSTAT_IDX_MARK		0x7470737400000000ULL	/* "tpst" in the high word */
 /*
