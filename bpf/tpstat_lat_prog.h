@@ -96,8 +96,11 @@ static __always_inline void record_latency(__u32 idx, const __u64 *args, __u32 c
 	for (__u32 l = 0; l < TPSTAT_MAX_LAT; l++) {
 		const volatile struct tpstat_lat_spec *sp = &lat_spec[l];
 		bool on_cpu = TPSTAT_LAT_CPU_HOME(sp->start.key, sp->end.key);
-		/* START and END one tracepoint: one program writes this CPU's word. */
-		bool plain = sp->start.field.tp == sp->end.field.tp;
+		/*
+		 * START and END one tracepoint: one program writes this CPU's word, plainly on
+		 * a kernel that refuses that program's nested run (TPSTAT_PLAIN).
+		 */
+		bool plain = TPSTAT_PLAIN && sp->start.field.tp == sp->end.field.tp;
 		__u64 *slot = home ? &home->ns[l] : NULL;
 		__u64 k, delta;
 

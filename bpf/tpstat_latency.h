@@ -66,9 +66,10 @@ static __always_inline __u32 tpstat_lat_bucket_of(__u64 key)
  * array, which a possible CPU never is). Only programs running on this CPU write it, since
  * the key is the CPU they run on; user space only reads it.
  *
- * @plain: START and END are one tracepoint, so one program writes the word: a raw_tp
- * program does not nest on a CPU (6.1's __bpf_trace_run() refuses a second run while the
- * first is under way and counts it in the program's recursion_misses), and no other CPU
+ * @plain: START and END are one tracepoint, so one program writes the word, and the kernel
+ * does not nest that program on a CPU (6.1's __bpf_trace_run() refuses a second run while
+ * the first is under way and counts it in the program's recursion_misses; the caller passes
+ * @plain only where tpstat_update.h's TPSTAT_PLAIN says the kernel does), and no other CPU
  * writes it, so a plain load and store are exact. Otherwise START's and END's programs can
  * nest on this CPU (an interrupt's tracepoint runs one inside the other, between a load and
  * a store): an xchg decides which of them had the time. The line is this CPU's alone, so
