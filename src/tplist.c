@@ -115,6 +115,12 @@ static void tplist_mark_events(struct tp_list *l)
 
 int tplist_load(struct tp_list *l)
 {
+	return tplist_load_with(l, NULL, NULL);
+}
+
+int tplist_load_with(struct tp_list *l, void (*seen)(const struct btf *vmlinux, void *arg),
+		     void *arg)
+{
 	struct btf *vmlinux;
 	struct dirent *de;
 	DIR *dir;
@@ -126,6 +132,8 @@ int tplist_load(struct tp_list *l)
 	vmlinux = btf__parse(TP_BTF_DIR "/vmlinux", NULL);
 	if (!vmlinux)
 		return -errno;
+	if (seen)
+		seen(vmlinux, arg);
 	err = tplist_add_btf(l, vmlinux, 1, "vmlinux");
 	dir = opendir(TP_BTF_DIR);
 	while (!err && dir && (de = readdir(dir))) {

@@ -35,8 +35,16 @@ struct tp_list {
 /* Where the kernel's BTF lives; tests of the error path hide it with a mount. */
 #define TP_BTF_DIR "/sys/kernel/btf"
 
+struct btf;
+
 /* Fill @l from BTF and tracefs. Returns 0, or -ENOENT when the kernel has no BTF. */
 int tplist_load(struct tp_list *l);
+/*
+ * tplist_load(), handing the kernel's vmlinux BTF to @seen(@arg) while it is parsed, so that
+ * a caller that needs it too does not parse it again (@seen may be NULL).
+ */
+int tplist_load_with(struct tp_list *l, void (*seen)(const struct btf *vmlinux, void *arg),
+		     void *arg);
 void tplist_free(struct tp_list *l);
 const struct tp_info *tplist_find(const struct tp_list *l, const char *name);
 /* Sort by module (vmlinux first), then name; tplist_order() compares two as the sort does. */

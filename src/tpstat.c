@@ -56,7 +56,17 @@ struct state {
 	char target[1200];
 	bool tree;			/* counting CMD's process tree */
 	struct pins pins;
+	struct tpstat_guard guard;	/* plain updates or atomics: read with the tracepoints */
+	char release[128];
 };
+
+/* tplist's vmlinux BTF, while it is parsed: the guard read from it (no second parse). */
+static void read_guard(const struct btf *vmlinux, void *arg)
+{
+	struct state *s = arg;
+
+	tpstat_guard_read(&s->guard, vmlinux, s->release, sizeof(s->release));
+}
 
 /* Read the kernel's tables and show them in @r: the one path of every output. */
 static void view(struct state *s, struct tpstat_report *r, bool interval)
@@ -381,7 +391,7 @@ int main(int argc, char **argv)
 	util_setup_libbpf(o->verbose);
 	if (o->list)
 		return tpstat_list(o);
-	if (tpstat_load_tracepoints(&l))
+	if (tpstat_load_tracepoints(&l, read_guard, &s))
 		return 1;
 	status = tpstat_specs_resolve(&specs, &l, o->command != NULL);
 	if (!status)
@@ -432,7 +442,7 @@ int main(int argc, char **argv)
 		tpstat_stacks_command(&s.stacks, o->command[0]);
 	s.tree = tpstat_choose_target(o, s.skel, s.target, sizeof(s.target));
 	tpstat_rodata(&specs, s.skel, s.rd.ncpu);
-	s.skel->rodata->plain_updates = tpstat_guard_choose(o->verbose);
+	s.skel->rodata->plain_updates = tpstat_guard_say(&s.guard, s.release, o->verbose);
 	err = tpstat_bpf__load(s.skel);
 	if (err) {
 		fprintf(stderr, "tpstat: cannot load the BPF programs: %s\n", util_bpf_load_hint(err));

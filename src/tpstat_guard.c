@@ -50,34 +50,48 @@ static bool has_member(const struct btf *btf, const char *name, const char *memb
 	return false;
 }
 
-void tpstat_guard_probe(struct tpstat_guard *g, char *release, size_t len)
+void tpstat_guard_read(struct tpstat_guard *g, const struct btf *vmlinux, char *release,
+		       size_t len)
 {
 	struct utsname u;
-	struct btf *btf;
 
 	*g = (struct tpstat_guard){ 0 };
 	snprintf(release, len, "%s", uname(&u) ? "unknown" : u.release);
 	if (sscanf(release, "%d.%d", &g->major, &g->minor) != 2)
 		g->major = g->minor = 0;
-	btf = btf__load_vmlinux_btf();
-	if (libbpf_get_error(btf))
+	if (!vmlinux)
 		return;
 	g->has_btf = true;
-	g->has_active = has_member(btf, "bpf_prog", "active");
-	g->has_miss_fn = btf__find_by_name_kind(btf, "bpf_prog_inc_misses_counter",
+	g->has_active = has_member(vmlinux, "bpf_prog", "active");
+	g->has_miss_fn = btf__find_by_name_kind(vmlinux, "bpf_prog_inc_misses_counter",
 						BTF_KIND_FUNC) > 0;
-	btf__free(btf);
+}
+
+void tpstat_guard_probe(struct tpstat_guard *g, char *release, size_t len)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+
+	tpstat_guard_read(g, libbpf_get_error(btf) ? NULL : btf, release, len);
+	if (!libbpf_get_error(btf))
+		btf__free(btf);
+}
+
+bool tpstat_guard_say(const struct tpstat_guard *g, const char *release, bool verbose)
+{
+	char line[512];
+
+	if (verbose) {
+		tpstat_guard_describe(g, release, line, sizeof(line));
+		fprintf(stderr, "%s\n", line);
+	}
+	return tpstat_guard_plain(g);
 }
 
 bool tpstat_guard_choose(bool verbose)
 {
 	struct tpstat_guard g;
-	char release[128], line[512];
+	char release[128];
 
 	tpstat_guard_probe(&g, release, sizeof(release));
-	if (verbose) {
-		tpstat_guard_describe(&g, release, line, sizeof(line));
-		fprintf(stderr, "%s\n", line);
-	}
-	return tpstat_guard_plain(&g);
+	return tpstat_guard_say(&g, release, verbose);
 }

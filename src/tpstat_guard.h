@@ -31,10 +31,20 @@ bool tpstat_guard_plain(const struct tpstat_guard *g);
 void tpstat_guard_describe(const struct tpstat_guard *g, const char *release, char *buf,
 			   size_t len);
 
-/* Read the running kernel's BTF and release into @g; its release into @release. */
+struct btf;
+
+/*
+ * What @vmlinux (the running kernel's BTF, already parsed: NULL when it could not be) and
+ * the release say, into @g; the release into @release.
+ */
+void tpstat_guard_read(struct tpstat_guard *g, const struct btf *vmlinux, char *release,
+		       size_t len);
+/* tpstat_guard_read() of the running kernel's BTF, parsed here. */
 void tpstat_guard_probe(struct tpstat_guard *g, char *release, size_t len);
 
-/* Probe, say which with @verbose (one line to stderr), and return the choice. */
+/* The choice for @g on a kernel of @release, said with @verbose (one line to stderr). */
+bool tpstat_guard_say(const struct tpstat_guard *g, const char *release, bool verbose);
+/* Probe, say which with @verbose, and return the choice. */
 bool tpstat_guard_choose(bool verbose);
 
 #endif /* __BAREATOM_TPSTAT_GUARD_H */

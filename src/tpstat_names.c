@@ -15,9 +15,10 @@
 #include "src/json.h"
 
 /* The kernel's raw tracepoints, or one line saying why not (the caller exits 1). */
-int tpstat_load_tracepoints(struct tp_list *l)
+int tpstat_load_tracepoints(struct tp_list *l, void (*seen)(const struct btf *vmlinux, void *arg),
+			    void *arg)
 {
-	int err = tplist_load(l);
+	int err = tplist_load_with(l, seen, arg);
 
 	if (err == -ENOENT)
 		fprintf(stderr, "tpstat: this kernel has no BTF (" TP_BTF_DIR "/vmlinux): "
@@ -97,7 +98,7 @@ int tpstat_list(const struct tpstat_opts *o)
 	struct json j;
 	size_t shown = 0;
 
-	if (tpstat_load_tracepoints(&l))
+	if (tpstat_load_tracepoints(&l, NULL, NULL))
 		return 1;
 	tplist_sort(&l);
 	for (size_t i = 0; i < l.n; i++) {

@@ -7,8 +7,14 @@
 
 struct tpstat_opts;
 
-/* The kernel's raw tracepoints, or one line saying why not (then the caller exits 1). */
-int tpstat_load_tracepoints(struct tp_list *l);
+struct btf;
+
+/*
+ * The kernel's raw tracepoints, or one line saying why not (then the caller exits 1);
+ * @seen(@arg), when not NULL, is handed the vmlinux BTF while it is parsed (tplist_load_with).
+ */
+int tpstat_load_tracepoints(struct tp_list *l, void (*seen)(const struct btf *vmlinux, void *arg),
+			    void *arg);
 
 /* tpstat -l [-v] [-j] [--bare] [GLOB]: the exit status. */
 int tpstat_list(const struct tpstat_opts *o);
