@@ -435,7 +435,7 @@ int main(int argc, char **argv)
 	}
 	status = choose_programs(&s);
 	if (!status)
-		status = tpstat_stacks_open(&s.stacks, &specs, s.skel);
+		status = tpstat_stacks_open(&s.stacks, &specs, s.skel, o->folded || o->flamegraph);
 	if (status)
 		goto out;
 	if (o->command)

@@ -30,9 +30,9 @@ struct raw_table {
 };
 
 int tpstat_stacks_open(struct tpstat_stacks *st, const struct tpstat_specs *sp,
-		       struct tpstat_bpf *skel)
+		       struct tpstat_bpf *skel, bool files)
 {
-	*st = (struct tpstat_stacks){ .specs = sp, .skel = skel };
+	*st = (struct tpstat_stacks){ .specs = sp, .skel = skel, .files = files };
 	for (int b = 0; b < sp->nby; b++)
 		st->any |= sp->by[b].kdepth || sp->by[b].udepth;
 	if (!st->any)
@@ -350,8 +350,9 @@ void tpstat_stacks_final(struct tpstat_stacks *st, struct tpstat_snap *snap)
 		tpstat_stack_free(p->e, p->n);
 		row->e = p->e = NULL;
 		row->n = p->n = 0;
+		/* Naming is most of the report's time: without offsets only for the files. */
 		if (!err && (name_by(st, b, &t, STACK_NAME_OFFSET, &row->e, &row->n) ||
-			     name_by(st, b, &t, 0, &p->e, &p->n)))
+			     (st->files && name_by(st, b, &t, 0, &p->e, &p->n))))
 			fprintf(stderr, "tpstat: out of memory naming the stacks\n");
 		row->acct = by_acct(st, b, snap);
 		row->named = true;

@@ -42,15 +42,19 @@ struct tpstat_stacks {
 	const struct tpstat_specs *specs;
 	struct tpstat_bpf *skel;
 	bool any;				/* a --by has a stack key */
+	bool files;				/* --folded or --flamegraph: plain[] named */
 	struct ksym_table *ksyms;		/* read on first use */
 	struct usym *usym;
 	struct tpstat_stack_row rows[TPSTAT_MAX_BY];	/* with offsets: table, -j */
 	struct tpstat_stack_plain plain[TPSTAT_MAX_BY];	/* without: --folded, --flamegraph */
 };
 
-/* Before load (the skeleton is open): 0, or 1 after one line on stderr. */
+/*
+ * Before load (the skeleton is open); @files: --folded or --flamegraph will be written, so
+ * the stacks are also named without offsets. 0, or 1 after one line on stderr.
+ */
 int tpstat_stacks_open(struct tpstat_stacks *st, const struct tpstat_specs *sp,
-		       struct tpstat_bpf *skel);
+		       struct tpstat_bpf *skel, bool files);
 void tpstat_stacks_close(struct tpstat_stacks *st);
 
 /* The command tpstat runs, by its file: its frames name after it exits. */
