@@ -11,8 +11,7 @@ bool tpstat_is_pattern(const char *name)
 	return strpbrk(name, "*?[") != NULL;
 }
 
-/* vmlinux's tracepoints first, then each module's, each by name: tpstat -l's order. */
-/* tplist's order (vmlinux first, then by module and name), over pointers into the list */
+/* tplist's order, tpstat -l's (vmlinux first, then by module and name), over pointers. */
 static int cmp_order(const void *a, const void *b)
 {
 	return tplist_order(*(const struct tp_info *const *)a, *(const struct tp_info *const *)b);
@@ -56,7 +55,7 @@ struct state {
 	struct tpstat_expansion *x;
 	const struct tp_info **byname;
 	size_t nl;
-	char *taken;	/* per byname entry: its name is in x->tps already */
+	int *taken;	/* per byname entry: 1 + its name's index in x->tps, or 0 */
 };
 
 /* Add @tp (or an unknown @name, @tp NULL) unless its name is there: its index in x->tps. */
@@ -66,12 +65,9 @@ static int add(struct state *st, const struct tp_info *tp, const char *name)
 	long k = tp ? find_name(st->byname, st->nl, tp->name) : -1;
 
 	if (k >= 0) {
-		if (st->taken[k]) {
-			for (int i = 0; i < x->n; i++)
-				if (x->tps[i] && !strcmp(x->tps[i]->name, tp->name))
-					return i;
-		}
-		st->taken[k] = 1;
+		if (st->taken[k])
+			return st->taken[k] - 1;
+		st->taken[k] = x->n + 1;
 		tp = st->byname[k];	/* a name's first tracepoint, whichever module matched */
 	}
 	x->tps[x->n] = tp;
@@ -93,7 +89,7 @@ int tpstat_expand(const struct tp_list *l, char *const *names, int n, struct tps
 	x->at = calloc(n ? n : 1, sizeof(*x->at));
 	st.byname = calloc(l->n ? l->n : 1, sizeof(*st.byname));
 	order = calloc(l->n ? l->n : 1, sizeof(*order));
-	st.taken = calloc(l->n ? l->n : 1, 1);
+	st.taken = calloc(l->n ? l->n : 1, sizeof(*st.taken));
 	if (!x->tps || !x->names || !x->at || !st.byname || !order || !st.taken)
 		goto out;
 	for (size_t i = 0; i < l->n; i++) {
