@@ -87,32 +87,24 @@ static void add_value(struct tpstat_by_val *a, const struct tpstat_by_val *b, bo
 size_t tpstat_stack_merge(struct stack_entry *e, struct tpstat_by_val *v, size_t n, bool sg)
 {
 	struct sig *s = calloc(n + 1, sizeof(*s));
-	struct tpstat_by_val *ov;
-	struct stack_entry *out;
-	size_t m = 0;
+	struct tpstat_by_val *ov = NULL;
+	struct stack_entry *out = NULL;
+	size_t m = n, nsig = 0;
 
+	/* Out of memory anywhere: the entries stay as they are, unmerged. */
 	if (!s)
 		return n;
-	for (size_t i = 0; i < n; i++) {
-		s[i] = (struct sig){ .s = signature(&e[i]), .i = i };
-		if (!s[i].s) {
-			for (size_t j = 0; j < i; j++)
-				free(s[j].s);
-			free(s);
-			return n;
-		}
+	for (; nsig < n; nsig++) {
+		s[nsig] = (struct sig){ .s = signature(&e[nsig]), .i = nsig };
+		if (!s[nsig].s)
+			goto out;
 	}
 	qsort(s, n, sizeof(*s), cmp_sig);
 	out = malloc((n + 1) * sizeof(*out));
 	ov = malloc((n + 1) * sizeof(*ov));
-	if (!out || !ov) {
-		for (size_t i = 0; i < n; i++)
-			free(s[i].s);
-		free(s);
-		free(out);
-		free(ov);
-		return n;
-	}
+	if (!out || !ov)
+		goto out;
+	m = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (m && !strcmp(s[i].s, s[i - 1].s)) {
 			out[m - 1].count += e[s[i].i].count;
@@ -125,7 +117,8 @@ size_t tpstat_stack_merge(struct stack_entry *e, struct tpstat_by_val *v, size_t
 	}
 	memcpy(e, out, m * sizeof(*e));
 	memcpy(v, ov, m * sizeof(*v));
-	for (size_t i = 0; i < n; i++)
+out:
+	for (size_t i = 0; i < nsig; i++)
 		free(s[i].s);
 	free(s);
 	free(out);
