@@ -44,6 +44,27 @@ struct {
 struct tpstat_stack_stats stack_stats[TPSTAT_MAX_BY];
 
 /*
+ * One stack into @dst (@bytes: N+1 frames of kstack:N or ustack:N): true when it fits; a
+ * stack that fills all of it is deeper than asked (truncated), a failure a read error,
+ * each counted in @st.
+ */
+static __always_inline bool take_stack(void *ctx, void *dst, __u32 bytes, __u64 flags,
+				       struct tpstat_stack_stats *st)
+{
+	long n = bpf_get_stack(ctx, dst, bytes, flags);
+
+	if (n < 0) {
+		atomic_add(&st->read_error, 1);
+		return false;
+	}
+	if (n >= bytes) {
+		atomic_add(&st->truncated, 1);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Count the event under its stacks and the tuple's other keys (@key), with --value's @v:
  * or in the bucket that says why it found no entry.
  */
@@ -58,7 +79,6 @@ static __always_inline void tpstat_stack_record(__u32 b, const volatile struct t
 	struct tpstat_stack_key *h;
 	__u32 slot = b;
 	__u8 *buf;
-	long n;
 
 	buf = bpf_map_lookup_elem(&stack_buf, &slot);
 	if (!buf) {
@@ -73,29 +93,11 @@ static __always_inline void tpstat_stack_record(__u32 b, const volatile struct t
 	h->by = b;
 	h->tgid = ubytes ? bpf_get_current_pid_tgid() >> 32 : 0;
 	__builtin_memcpy(h->k, key->k, sizeof(h->k));
-	if (kbytes) {
-		n = bpf_get_stack(ctx, buf + sizeof(*h), kbytes, 0);
-		if (n < 0) {
-			atomic_add(&st->read_error, 1);
-			return;
-		}
-		if (n >= kbytes) {
-			atomic_add(&st->truncated, 1);
-			return;
-		}
-	}
-	if (ubytes) {
-		n = bpf_get_stack(ctx, buf + sizeof(*h) + kbytes, ubytes,
-				  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
-		if (n < 0) {
-			atomic_add(&st->read_error, 1);
-			return;
-		}
-		if (n >= ubytes) {
-			atomic_add(&st->truncated, 1);
-			return;
-		}
-	}
+	if (kbytes && !take_stack(ctx, buf + sizeof(*h), kbytes, 0, st))
+		return;
+	if (ubytes && !take_stack(ctx, buf + sizeof(*h) + kbytes, ubytes,
+				  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID, st))
+		return;
 	c = bpf_map_lookup_elem(&stack_counts, buf);
 	if (!c) {
 		nv = tpstat_by_value_first(v, by->vfield.is_signed);
