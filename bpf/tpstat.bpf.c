@@ -61,7 +61,14 @@ static __always_inline __u64 *counter(__u32 plane, __u32 slot, __u32 idx)
 }
 
 #define TPSTAT_NOW() bpf_ktime_get_ns()
+/* Tracepoint @idx's CPU set, or NULL. */
+static __always_inline struct tpstat_tp *tp_of(__u32 idx)
+{
+	return bpf_map_lookup_elem(&tp_cpus, &idx);
+}
+
 #define TPSTAT_COUNTER(slot, idx) counter(TPSTAT_PLANE_COUNT, slot, idx)
+#define TPSTAT_TP(idx) tp_of(idx)
 #include "bpf/tpstat_count.h"
 #include "bpf/tpstat_hist.h"
 #include "bpf/tpfilter_eval.h"
@@ -360,13 +367,9 @@ static __always_inline bool cpu_wanted(__u32 cpu)
 /* Count one event of tracepoint @idx on @cpu if it is wanted; true when it was. */
 static __always_inline bool count_tp(__u32 idx, __u32 cpu)
 {
-	struct tpstat_tp *tp;
-
 	if (!cpu_wanted(cpu) || !wanted())
 		return false;
-	tp = bpf_map_lookup_elem(&tp_cpus, &idx);
-	if (tp)
-		tpstat_count(tp, idx, cpu);
+	tpstat_count(idx, cpu);
 	return true;
 }
 

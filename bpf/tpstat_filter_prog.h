@@ -74,7 +74,6 @@ static __always_inline int filter_event(__u32 idx, const __u64 *args, __u32 cpu)
  */
 static __always_inline bool count_filtered_tp(__u32 idx, const __u64 *args, __u32 cpu)
 {
-	struct tpstat_tp *tp;
 	int pass;
 
 	if (!cpu_wanted(cpu) || !wanted())
@@ -84,9 +83,7 @@ static __always_inline bool count_filtered_tp(__u32 idx, const __u64 *args, __u3
 		count_slot(pass ? TPSTAT_PLANE_FILTER_ERRORS : TPSTAT_PLANE_FILTERED, idx, cpu);
 		return false;
 	}
-	tp = bpf_map_lookup_elem(&tp_cpus, &idx);
-	if (tp)
-		tpstat_count(tp, idx, cpu);
+	tpstat_count(idx, cpu);
 	return true;
 }
 

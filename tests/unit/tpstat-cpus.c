@@ -40,6 +40,7 @@ static struct tpstat_tp tps[NTP];
 static __u64 fake_ns = 1000;
 #define TPSTAT_NOW() (fake_ns++)
 #define TPSTAT_COUNTER(slot, idx) ((slot) < TPSTAT_NR_SLOTS && (idx) < NTP ? &slots[slot].count[idx] : NULL)
+#define TPSTAT_TP(idx) ((idx) < NTP ? &tps[idx] : NULL)
 #include "bpf/tpstat_count.h"
 
 /* The row user space makes of tracepoint @idx, as tpstat's snapshot() does. */
@@ -91,7 +92,7 @@ static char *table_of(int idx)
 static void hit(int idx, __u32 cpu, int times)
 {
 	while (times--)
-		tpstat_count(&tps[idx], idx, cpu);
+		tpstat_count(idx, cpu);
 }
 
 static void run(void)
