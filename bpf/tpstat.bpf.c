@@ -212,6 +212,11 @@ static __always_inline bool read_field(const volatile struct tpstat_field *f, co
 	bool ok = true;
 
 	cur = v = ctx_arg(args, f->arg);
+	/* An argument itself (no step): .rodata again, and no loop code is left. */
+	if (!f->nsteps) {
+		*out = tpstat_field_value(f, v);
+		return true;
+	}
 	for (__u32 s = 0; s < TPSTAT_FIELD_STEPS && ok; s++) {
 		__u32 size = f->steps[s].size;
 
@@ -227,16 +232,28 @@ static __always_inline bool read_field(const volatile struct tpstat_field *f, co
 }
 
 /*
+ * Record @v, read for --hist @f, in @hc: bucket, 128-bit sum, min and max, with @sg (signed)
+ * and @own (plain updates) constants of the caller, so that each of record_fields()'s calls
+ * is compiled for its case alone (clang would otherwise fold the flags into selects that the
+ * verifier cannot remove, and every event would pay for every kind of field).
+ */
+static __always_inline void hist_value(const volatile struct tpstat_field *f,
+				       struct tpstat_hist *hc, __u64 v, bool sg, bool own)
+{
+	tpstat_hist_update(hc, v, sg, f->linear ? tpstat_lbucket(v, f) : tpstat_bucket(v, sg), own);
+}
+
+/*
  * The --hist fields of tracepoint @idx: record each value, or count the event as an error
  * when a read fails (never silently short: samples + errors = the count).
  */
 static __always_inline void record_fields(__u32 idx, const __u64 *args, __u32 cpu)
 {
+#pragma unroll
 	for (__u32 h = 0; h < TPSTAT_MAX_HIST; h++) {
 		const volatile struct tpstat_field *f = &hist_field[h];
 		__u32 key = cpu * nhist + h;
 		struct tpstat_hist *hc;
-		bool own;
 		__u64 v;
 
 		if (h >= nhist)
@@ -246,18 +263,23 @@ static __always_inline void record_fields(__u32 idx, const __u64 *args, __u32 cp
 		/*
 		 * This CPU's copy is written by this program only (--hist h is of one
 		 * tracepoint, f->tp): plain with TPSTAT_PLAIN. hists[h] is shared by every
-		 * CPU that finds no copy: atomic.
+		 * CPU that finds no copy: atomic. (f->is_signed and TPSTAT_PLAIN are frozen
+		 * .rodata: the verifier keeps one of the calls below.)
 		 */
 		hc = bpf_map_lookup_elem(&hist_cpu, &key);
-		own = hc && TPSTAT_PLAIN;
-		if (!hc)
-			hc = &hists[h];
-		if (read_field(f, args, &v))
-			tpstat_hist_update(hc, v, f->is_signed,
-					   f->linear ? tpstat_lbucket(v, f) : tpstat_bucket(v, f->is_signed),
-					   own);
-		else
-			own_add(own, &hc->errors, 1);
+		if (!read_field(f, args, &v)) {
+			if (hc && TPSTAT_PLAIN)
+				hc->errors++;
+			else
+				atomic_add(hc ? &hc->errors : &hists[h].errors, 1);
+		} else if (hc && TPSTAT_PLAIN) {
+			if (f->is_signed)
+				hist_value(f, hc, v, true, true);
+			else
+				hist_value(f, hc, v, false, true);
+		} else {
+			hist_value(f, hc ? hc : &hists[h], v, f->is_signed, false);
+		}
 	}
 }
 
@@ -291,19 +313,63 @@ static __always_inline bool by_key(const volatile struct tpstat_by *by, __u32 i,
 }
 
 /*
- * The --by tables of tracepoint @idx: add one to the event's key (and its value to the
- * key's sum, min and max), inserting the key when new. A failed insert looks again: another
- * CPU may have inserted the same key; only when it is still missing (the map is full, or
- * -EBUSY in a nested run) is the event dropped, counted.
+ * --by @b (@by) of this event: add one to the event's key (and its value to the key's sum,
+ * min and max), inserting the key when new. A failed insert looks again: another CPU may
+ * have inserted the same key; only when it is still missing (the map is full, or -EBUSY in
+ * a nested run) is the event dropped, counted.
+ *
+ * A function of its own, called once per --by table of the tracepoint: record_keys() is
+ * unrolled so that each table's call has constant @b and @by, which the verifier follows
+ * into the call (it removes the key kinds, the value and the stack steps @by does not have),
+ * and so that the tables the tracepoint does not have cost no instruction at all. Inline,
+ * eight copies of this would take the program past the 16-bit reach of a BPF jump.
  */
+static __noinline void record_by(__u32 b, const volatile struct tpstat_by *by, const __u64 *args,
+				 __u32 cpu)
+{
+	struct tpstat_key key = { .by = b };
+	struct tpstat_by_val *c, nv;
+	bool ok = true, own;
+	__u64 v = 0;
+
+#pragma unroll
+	for (__u32 i = 0; i < TPSTAT_BY_KEYS; i++)
+		if (i < by->nkeys && ok)
+			ok = by_key(by, i, &key, args, cpu);
+	if (ok && by->value)
+		ok = read_field(&by->vfield, args, &v);
+	if (!ok) {
+		atomic_add(&by_stats[b].errors, 1);
+		return;
+	}
+	if (by->kdepth || by->udepth) {
+		tpstat_stack_record(b, by, &key, v, (void *)args);
+		return;
+	}
+	c = bpf_map_lookup_elem(&by_counts, &key);
+	if (!c) {
+		nv = tpstat_by_value_first(v, by->vfield.is_signed);
+		if (!bpf_map_update_elem(&by_counts, &key, &nv, BPF_NOEXIST))
+			return;
+		c = bpf_map_lookup_elem(&by_counts, &key);
+		if (!c) {
+			atomic_add(&by_stats[b].dropped, 1);
+			return;
+		}
+	}
+	/* A key that names the CPU is only ever written here (tpstat_update.h). */
+	own = TPSTAT_PLAIN && tpstat_by_has_cpu(by);
+	own_add(own, &c->count, 1);
+	if (by->value)
+		tpstat_by_value_update(c, v, by->vfield.is_signed, &by_stats[b], own);
+}
+
+/* The --by tables of tracepoint @idx (frozen .rodata: only its own tables have code). */
 static __always_inline void record_keys(__u32 idx, const __u64 *args, __u32 cpu)
 {
+#pragma unroll
 	for (__u32 b = 0; b < TPSTAT_MAX_BY; b++) {
 		const volatile struct tpstat_by *by = &by_spec[b];
-		struct tpstat_key key = { .by = b };
-		struct tpstat_by_val *c, nv;
-		bool ok = true, own;
-		__u64 v = 0;
 
 		if (b >= nby)
 			break;
@@ -316,36 +382,7 @@ static __always_inline void record_keys(__u32 idx, const __u64 *args, __u32 cpu)
 		if (by->nkeys == 1 && by->kind[0] == TPSTAT_KEY_CPU && !by->value &&
 		    cpu < TPSTAT_SLOTS)
 			continue;
-#pragma unroll
-		for (__u32 i = 0; i < TPSTAT_BY_KEYS; i++)
-			if (i < by->nkeys && ok)
-				ok = by_key(by, i, &key, args, cpu);
-		if (ok && by->value)
-			ok = read_field(&by->vfield, args, &v);
-		if (!ok) {
-			atomic_add(&by_stats[b].errors, 1);
-			continue;
-		}
-		if (by->kdepth || by->udepth) {
-			tpstat_stack_record(b, by, &key, v, (void *)args);
-			continue;
-		}
-		c = bpf_map_lookup_elem(&by_counts, &key);
-		if (!c) {
-			nv = tpstat_by_value_first(v, by->vfield.is_signed);
-			if (!bpf_map_update_elem(&by_counts, &key, &nv, BPF_NOEXIST))
-				continue;
-			c = bpf_map_lookup_elem(&by_counts, &key);
-			if (!c) {
-				atomic_add(&by_stats[b].dropped, 1);
-				continue;
-			}
-		}
-		/* A key that names the CPU is only ever written here (tpstat_update.h). */
-		own = TPSTAT_PLAIN && tpstat_by_has_cpu(by);
-		own_add(own, &c->count, 1);
-		if (by->value)
-			tpstat_by_value_update(c, v, by->vfield.is_signed, &by_stats[b], own);
+		record_by(b, by, args, cpu);
 	}
 }
 

@@ -32,6 +32,7 @@ static __always_inline void count_slot(__u32 plane, __u32 idx, __u32 cpu)
  */
 static __always_inline int filter_event(__u32 idx, const __u64 *args, __u32 cpu)
 {
+#pragma unroll
 	for (__u32 i = 0; i < TPSTAT_MAX_FILTER; i++) {
 		const volatile struct tpstat_filter_spec *f = &filter_spec[i];
 		__u64 v, comm[2] = {};

@@ -63,8 +63,12 @@ static __always_inline __u32 tpstat_lbucket(__u64 v, const volatile struct tpsta
 /* Sign-extend or mask @v, read as @f's integer, to 64 bits. */
 static __always_inline __u64 tpstat_field_value(const volatile struct tpstat_field *f, __u64 v)
 {
-	__u32 bits = f->bit_size ? f->bit_size : f->size * 8;
+	__u32 bits;
 
+	/* The common case first, a branch on .rodata that the verifier removes. */
+	if (!f->bit_size && f->size >= sizeof(v))
+		return v;
+	bits = f->bit_size ? f->bit_size : f->size * 8;
 	if (f->bit_size)
 		v >>= f->bit_off;
 	if (bits >= 64)

@@ -86,6 +86,7 @@ static __always_inline void record_latency(__u32 idx, const __u64 *args, __u32 c
 	bool cpu_homes = false;
 
 	/* Frozen rodata: the verifier keeps only the homes this tracepoint's latencies use. */
+#pragma unroll
 	for (__u32 l = 0; l < TPSTAT_MAX_LAT; l++)
 		if (l < nlat && TPSTAT_LAT_CPU_HOME(lat_spec[l].start.key, lat_spec[l].end.key) &&
 		    (lat_spec[l].start.field.tp == idx || lat_spec[l].end.field.tp == idx))
@@ -93,6 +94,7 @@ static __always_inline void record_latency(__u32 idx, const __u64 *args, __u32 c
 	if (cpu_homes)
 		home = bpf_map_lookup_elem(&lat_cpu, &cpu);
 
+#pragma unroll
 	for (__u32 l = 0; l < TPSTAT_MAX_LAT; l++) {
 		const volatile struct tpstat_lat_spec *sp = &lat_spec[l];
 		bool on_cpu = TPSTAT_LAT_CPU_HOME(sp->start.key, sp->end.key);
@@ -120,9 +122,14 @@ static __always_inline void record_latency(__u32 idx, const __u64 *args, __u32 c
 				__u32 hk = cpu * nlat + l;
 				struct tpstat_hist *h = bpf_map_lookup_elem(&lat_hist_cpu, &hk);
 
-				tpstat_hist_update(h ? h : &lat_hist[l], delta, false,
-						   sp->bounds.linear ? tpstat_lbucket(delta, &sp->bounds) :
-						   tpstat_bucket(delta, false), h && TPSTAT_PLAIN);
+				__u32 b = sp->bounds.linear ? tpstat_lbucket(delta, &sp->bounds) :
+					  tpstat_bucket(delta, false);
+
+				/* Two calls, each compiled with its own constant (record_fields()). */
+				if (h && TPSTAT_PLAIN)
+					tpstat_hist_update(h, delta, false, b, true);
+				else
+					tpstat_hist_update(h ? h : &lat_hist[l], delta, false, b, false);
 			}
 		}
 		if (sp->start.field.tp == idx) {

@@ -66,9 +66,12 @@ static __always_inline bool take_stack(void *ctx, void *dst, __u32 bytes, __u64 
 
 /*
  * Count the event under its stacks and the tuple's other keys (@key), with --value's @v:
- * or in the bucket that says why it found no entry.
+ * or in the bucket that says why it found no entry. A function of its own (a BPF-to-BPF
+ * call, which the verifier follows with the caller's constants): record_keys() is unrolled
+ * per --by table, and eight copies of this inline would take the program past the 16-bit
+ * reach of a jump; a call costs nothing beside bpf_get_stack().
  */
-static __always_inline void tpstat_stack_record(__u32 b, const volatile struct tpstat_by *by,
+static __noinline void tpstat_stack_record(__u32 b, const volatile struct tpstat_by *by,
 						const struct tpstat_key *key, __u64 v, void *ctx)
 {
 	__u32 kbytes = TPSTAT_KSTACK_BYTES(by->kdepth), ubytes = TPSTAT_USTACK_BYTES(by->udepth);
