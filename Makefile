@@ -196,7 +196,7 @@ $(BUILD)/tpstat $(BUILD)/static/tpstat: $(BUILD)/tpstat.o $(BUILD)/tpstat_cli.o 
 		$(BUILD)/tpstat_target.o $(BUILD)/tpstat_names.o $(BUILD)/tpfilter.o $(TPFIELD) \
 		$(BUILD)/tpstat_rodata.o $(BUILD)/tpstat_read.o $(BUILD)/tpstat_read_lat.o $(BUILD)/tpstat_view.o \
 		$(TPSTAT_FMT) \
-		$(BUILD)/tpstat_progs.o $(BUILD)/tpstat_expand.o $(BUILD)/tpstat_guard.o \
+		$(BUILD)/tpstat_progs.o $(BUILD)/bpf_fold.o $(BUILD)/tpstat_expand.o $(BUILD)/tpstat_guard.o \
 		$(BUILD)/tpstat_metrics.o $(METRICS) $(BUILD)/pins.o $(BUILD)/runloop.o \
 		$(BUILD)/tpstat_stacks.o $(BUILD)/tpstat_stack_merge.o $(STACKS) $(UTIL)
 $(BUILD)/tpstat: LDLIBS += $(STACKS_LIBS)
@@ -309,7 +309,7 @@ $(BUILD)/tests/vm/stack-syscall: tests/vm/stack-syscall.c | deps
 	objcopy --strip-all --add-gnu-debuglink=$@.debug $@.full $@ && rm $@.full
 
 $(BUILD)/tests/vm/cookie-load: $(BUILD)/libcookie.a
-$(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h $(BUILD)/tpstat_progs.o $(UTIL)
+$(BUILD)/tests/vm/prog-run: $(BUILD)/tpstat.skel.h $(BUILD)/cookie.skel.h $(BUILD)/tpstat_progs.o $(BUILD)/bpf_fold.o $(UTIL)
 
 # The guest half of make bench; libuuid linked in statically (the image has no libuuid1).
 $(BUILD)/tests/bench/%.o: tests/bench/%.c | deps
@@ -374,6 +374,7 @@ $(BUILD)/tests/unit/tpstat-specs: $(BUILD)/tpstat_specs.o $(BUILD)/tpstat_specs_
 	$(BUILD)/tpstat_buckets.o $(UTIL)
 $(BUILD)/tests/unit/tpstat-hist: $(TPSTAT_FMT) $(UTIL)
 $(BUILD)/tests/unit/tpstat-guard: $(BUILD)/tpstat_guard.o
+$(BUILD)/tests/unit/bpf-fold: $(BUILD)/bpf_fold.o
 
 # libFuzzer targets: clang with the fuzzer, address and undefined sanitizers. A target is its
 # harness plus the sources it lists below (compiled in, under the sanitizers, not linked

@@ -450,6 +450,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	status = tpstat_progs_load(&s.progs);
+	if (!status && o->verbose)
+		fprintf(stderr, "tpstat: %d loads of frozen .rodata folded into immediates "
+			"(src/bpf_fold.h)\n", s.progs.folded);
 	if (!status)
 		status = tpstat_set_targets(o, s.skel, s.task_links);
 	/* Before the first event: min and max start at the far ends of the type. */

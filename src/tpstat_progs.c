@@ -34,6 +34,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "src/tpstat_progs.h"
+#include "src/bpf_fold.h"
 #include "tpstat.skel.h"
 #include "src/bpf_util.h"
 
@@ -83,6 +84,25 @@ static void *memdup(const void *p, size_t len)
 }
 
 /*
+ * Every load from tpstat's frozen .rodata in @insns as an immediate (src/bpf_fold.h): the
+ * specs are constants of the run, and a program that reads them on every event pays for it.
+ */
+static int fold(struct bpf_program *prog, struct bpf_insn *insns, size_t cnt)
+{
+	size_t size;
+	const void *data = bpf_map__initial_value(loading->skel->maps.rodata, &size);
+	int n = data ? bpf_fold_rodata(insns, cnt, bpf_map__fd(loading->skel->maps.rodata), data,
+				       size) : 0;
+
+	if (n < 0)
+		fprintf(stderr, "tpstat: %s: malformed instructions (an ld_imm64 cut off)\n",
+			bpf_program__name(prog));
+	else
+		loading->folded += n;
+	return n;
+}
+
+/*
  * libbpf's prog_prepare_load_fn for SEC("raw_tp"): for tpstat_0 and tpstat_hist_0, keep the
  * instructions and attributes they are loaded with, the template of their copies.
  */
@@ -98,6 +118,12 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 			t = &templates[k];
 	if (!t || !loading)
 		return 0;
+	/*
+	 * libbpf loads this very buffer (prog->insns; bpf_program__set_insns() would replace it):
+	 * folding keeps the count, so its func and line info still fit.
+	 */
+	if (fold(prog, (struct bpf_insn *)bpf_program__insns(prog), cnt) < 0)
+		return -EINVAL;
 	insns = memdup(bpf_program__insns(prog), cnt * sizeof(*insns));
 	at = insns ? find_mark(insns, cnt) : -1;
 	if (at < 0) {

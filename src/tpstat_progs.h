@@ -31,6 +31,7 @@ struct tpstat_progs {
 	__u64 *counts;			/* the counts map, mapped */
 	struct tpstat_tp *tps;		/* the tp_cpus map, mapped: n */
 	size_t counts_len, tps_len;
+	int folded;			/* .rodata loads made immediates (bpf_fold.h), for -v */
 };
 
 /* Before tpstat_bpf__open(): take over the loading of SEC("raw_tp") programs (see .c). */
