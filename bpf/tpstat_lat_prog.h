@@ -74,68 +74,89 @@ static __always_inline struct tpstat_lat_bucket *lat_bucket(__u32 l, __u64 key)
 	return bpf_map_lookup_elem(&lat_table, &i);
 }
 
+/* A matched END of latency @l on @cpu: @delta into its histogram (this CPU's copy, or shared). */
+static __always_inline void lat_record(__u32 l, const volatile struct tpstat_lat_spec *sp,
+				       __u32 cpu, __u64 delta)
+{
+	__u32 hk = cpu * nlat + l;
+	struct tpstat_hist *h = bpf_map_lookup_elem(&lat_hist_cpu, &hk);
+	__u32 b = sp->bounds.linear ? tpstat_lbucket(delta, &sp->bounds) : tpstat_bucket(delta, false);
+
+	/* Two calls, each compiled with its own constant (record_fields()). */
+	if (h && TPSTAT_PLAIN)
+		tpstat_hist_update(h, delta, false, b, true);
+	else
+		tpstat_hist_update(h ? h : &lat_hist[l], delta, false, b, false);
+}
+
+/*
+ * Latency @l keyed cpu,cpu on tracepoint @idx: END then START on this CPU's word @slot
+ * (NULL: a CPU beyond lat_cpu). @plain, a constant of each call: START and END are one
+ * tracepoint, one program writes the word, plainly on a kernel that refuses that program's
+ * nested run (TPSTAT_PLAIN); otherwise xchg.
+ */
+static __always_inline void lat_cpu_step(__u32 l, const volatile struct tpstat_lat_spec *sp,
+					 __u32 idx, __u32 cpu, __u64 *slot, __u64 now, bool plain)
+{
+	__u64 delta;
+
+	if (sp->end.field.tp == idx && tpstat_lat_cpu_end(&lat_stats[l], slot, plain, now, &delta))
+		lat_record(l, sp, cpu, delta);
+	if (sp->start.field.tp == idx)
+		tpstat_lat_cpu_start(&lat_stats[l], slot, plain, now);
+}
+
 /*
  * The --latency sides on tracepoint @idx: an END takes the time since its key's START into
  * the histogram, then a START stores the time under its key (in this order, so that one
- * tracepoint can end one key and start another: sched_switch's next and prev).
+ * tracepoint can end one key and start another: sched_switch's next and prev). Unrolled,
+ * each latency's code has constant .rodata (the verifier keeps the sides @idx has), and
+ * the cpu,cpu case is compiled apart for plain and atomic words.
  */
 static __always_inline void record_latency(__u32 idx, const __u64 *args, __u32 cpu)
 {
-	__u64 now = bpf_ktime_get_ns();
 	struct tpstat_lat_cpu *home = NULL;
-	bool cpu_homes = false;
+	bool cpu_homes = false, any = false;
+	__u64 now;
 
-	/* Frozen rodata: the verifier keeps only the homes this tracepoint's latencies use. */
+	/* Frozen rodata: the verifier keeps only what this tracepoint's latencies use. */
 #pragma unroll
-	for (__u32 l = 0; l < TPSTAT_MAX_LAT; l++)
-		if (l < nlat && TPSTAT_LAT_CPU_HOME(lat_spec[l].start.key, lat_spec[l].end.key) &&
-		    (lat_spec[l].start.field.tp == idx || lat_spec[l].end.field.tp == idx))
-			cpu_homes = true;
+	for (__u32 l = 0; l < TPSTAT_MAX_LAT; l++) {
+		if (l < nlat && (lat_spec[l].start.field.tp == idx || lat_spec[l].end.field.tp == idx)) {
+			any = true;
+			if (TPSTAT_LAT_CPU_HOME(lat_spec[l].start.key, lat_spec[l].end.key))
+				cpu_homes = true;
+		}
+	}
+	if (!any)
+		return;
+	now = bpf_ktime_get_ns();
 	if (cpu_homes)
 		home = bpf_map_lookup_elem(&lat_cpu, &cpu);
 
 #pragma unroll
 	for (__u32 l = 0; l < TPSTAT_MAX_LAT; l++) {
 		const volatile struct tpstat_lat_spec *sp = &lat_spec[l];
-		bool on_cpu = TPSTAT_LAT_CPU_HOME(sp->start.key, sp->end.key);
-		/*
-		 * START and END one tracepoint: one program writes this CPU's word, plainly on
-		 * a kernel that refuses that program's nested run (TPSTAT_PLAIN).
-		 */
-		bool plain = TPSTAT_PLAIN && sp->start.field.tp == sp->end.field.tp;
 		__u64 *slot = home ? &home->ns[l] : NULL;
 		__u64 k, delta;
 
 		if (l >= nlat)
 			break;
+		if (TPSTAT_LAT_CPU_HOME(sp->start.key, sp->end.key)) {
+			if (TPSTAT_PLAIN && sp->start.field.tp == sp->end.field.tp)
+				lat_cpu_step(l, sp, idx, cpu, slot, now, true);
+			else
+				lat_cpu_step(l, sp, idx, cpu, slot, now, false);
+			continue;
+		}
 		if (sp->end.field.tp == idx) {
-			bool hit;
-
-			if (on_cpu)
-				hit = tpstat_lat_cpu_end(&lat_stats[l], slot, plain, now, &delta);
-			else if (!lat_key(&sp->end, args, cpu, &k)) {
+			if (!lat_key(&sp->end, args, cpu, &k))
 				atomic_add(&lat_stats[l].end_errors, 1);
-				hit = false;
-			} else
-				hit = tpstat_lat_end(&lat_stats[l], lat_bucket(l, k), k, now, &delta);
-			if (hit) {
-				__u32 hk = cpu * nlat + l;
-				struct tpstat_hist *h = bpf_map_lookup_elem(&lat_hist_cpu, &hk);
-
-				__u32 b = sp->bounds.linear ? tpstat_lbucket(delta, &sp->bounds) :
-					  tpstat_bucket(delta, false);
-
-				/* Two calls, each compiled with its own constant (record_fields()). */
-				if (h && TPSTAT_PLAIN)
-					tpstat_hist_update(h, delta, false, b, true);
-				else
-					tpstat_hist_update(h ? h : &lat_hist[l], delta, false, b, false);
-			}
+			else if (tpstat_lat_end(&lat_stats[l], lat_bucket(l, k), k, now, &delta))
+				lat_record(l, sp, cpu, delta);
 		}
 		if (sp->start.field.tp == idx) {
-			if (on_cpu)
-				tpstat_lat_cpu_start(&lat_stats[l], slot, plain, now);
-			else if (!lat_key(&sp->start, args, cpu, &k))
+			if (!lat_key(&sp->start, args, cpu, &k))
 				atomic_add(&lat_stats[l].start_errors, 1);
 			else
 				tpstat_lat_start(&lat_stats[l], lat_bucket(l, k), k, now);
