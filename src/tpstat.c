@@ -344,13 +344,34 @@ static FILE *open_report(const struct tpstat_opts *o)
  * Each spec's program (tpstat_progs.c): the one that reads fields when it has any to read,
  * a copy each or one shared, and the counters sized for the specs.
  */
+/*
+ * Does tracepoint @tp need the program that reads fields? Not when all it has is --by
+ * TP:cpu (no --value) and every possible CPU has a count slot: each CPU's count is then its
+ * key's count, read from the slots (tpstat_read_keys()), and the count program answers it
+ * at the cost of a plain count.
+ */
+static bool needs_fields(const struct tpstat_specs *sp, const struct tp_spec *tp, int ncpu)
+{
+	if (!tp->reads_fields)
+		return false;
+	if (tp->nhists || tp->nfilters || ncpu > TPSTAT_SLOTS)
+		return true;
+	for (int l = 0; l < sp->nlat; l++)
+		if (sp->lat[l].tp[0] == tp || sp->lat[l].tp[1] == tp)
+			return true;
+	for (int b = 0; b < tp->nbys; b++)
+		if (tp->bys[b]->nkeys != 1 || tp->bys[b]->kind != TPSTAT_KEY_CPU || tp->bys[b]->value)
+			return true;
+	return false;
+}
+
 static int choose_programs(struct state *s)
 {
 	bool *hist = calloc(s->specs->n, sizeof(*hist));
 	int status;
 
 	for (int i = 0; hist && i < s->specs->n; i++)
-		hist[i] = s->specs->tp[i].reads_fields;
+		hist[i] = needs_fields(s->specs, &s->specs->tp[i], s->rd.ncpu);
 	status = hist ? tpstat_progs_setup(&s->progs, s->skel, s->specs->n, hist,
 					   s->specs->nfilter > 0) : 1;
 	free(hist);

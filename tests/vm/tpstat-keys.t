@@ -9,6 +9,17 @@ ncpu=$(nproc)
 final() { grep '"final":true' <<<"$1"; }
 by() { final "$1" | jq -c ".tracepoints[] | select(.name == \"$2\") | .by[$3]"; }
 
+# 0. --by TP:cpu alone: each CPU's count is its key's count, and the count program answers
+# it (no field-reading program is loaded for it).
+out=$(tpstat -o /dev/stdout -a -j --by tpgen_a:cpu -- sh -c \
+	"echo tpgen_a 1000 all > $TPGEN/fire; bpftool prog show -j > /tmp/keys-progs.json")
+ok $? "--by tpgen_a:cpu while every CPU fires 1000"
+is "$(by "$out" tpgen_a 0 | jq -c '[.entries[] | .count] | unique')" "[1000]" \
+	"one key per CPU, 1000 each"
+is "$(by "$out" tpgen_a 0 | jq '.entries | length')" "$ncpu" "as many keys as CPUs ($ncpu)"
+is "$(jq -c '[.[] | .name | select(test("^tpstat_(hist_)?[0-9]+$"))] | sort' /tmp/keys-progs.json)" \
+	'["tpstat_0"]' "its program is the plain count's (tpstat_0, no tpstat_hist_0)"
+
 # 1. cpu and a field as the key, seq as the value: one key per CPU, 1..1000 on each.
 out=$(tpstat -o /dev/stdout -a -j --by 'tpgen_a:cpu,ctx->count' --value seq -- sh -c "echo tpgen_a 1000 all > $TPGEN/fire")
 ok $? "--by tpgen_a:cpu,ctx->count --value seq while every CPU fires 1000"
