@@ -120,7 +120,63 @@ int main(void)
 	{
 		struct bpf_insn p[] = { LD_RODATA(1, 0), LDX(BPF_W, 2, 1, 4), EXIT };
 
-		check(p, 4, 0, 2, 0x80000001, "another destination: the address may be used later");
+		check(p, 4, 1, 2, 0x80000001, "another destination");
+		ASSERT_TRUE(p[0].code == (BPF_LD | BPF_IMM | BPF_DW) && p[0].src_reg == BPF_PSEUDO_MAP_VALUE,
+			    "another destination: the address stays (it may be used later)");
+	}
+	{
+		/* clang's shape for a struct of .rodata: one address, several loads through it. */
+		struct bpf_insn p[] = { LD_RODATA(6, 0), LDX(BPF_W, 1, 6, 4), LDX(BPF_DW, 2, 6, 8),
+					LDX(BPF_DW, 3, 6, 16), LDX(BPF_DW, 6, 6, 24), LDX(BPF_W, 4, 6, 0),
+					EXIT };
+
+		ASSERT_EQ(bpf_fold_rodata(p, 8, FD, rodata, sizeof(rodata)), 3,
+			  "several loads through one address: each that fits a move (not the u64 "
+			  "beyond 32 bits), up to the load that overwrites the address");
+		ASSERT_EQ_U64(run(p, 8, 1), 0x80000001, "the first of them: its value");
+		ASSERT_EQ_U64(run(p, 8, 2), 1040, "the second: its value");
+		ASSERT_EQ_U64(run(p, 8, 3), big, "the u64 beyond 32 bits: still loaded, the same value");
+		ASSERT_EQ(p[6].code, BPF_LDX | BPF_MEM | BPF_W,
+			  "after the address is overwritten: not folded");
+	}
+	{
+		struct bpf_insn p[] = { LD_RODATA(1, 0), { .code = BPF_JMP | BPF_CALL, .imm = 5 },
+					LDX(BPF_W, 2, 1, 4), EXIT };
+
+		ASSERT_EQ(bpf_fold_rodata(p, 5, FD, rodata, sizeof(rodata)), 0,
+			  "a helper call clobbers r1-r5: the address in r1 is gone after it");
+	}
+	{
+		struct bpf_insn p[] = { LD_RODATA(6, 0), { .code = BPF_JMP | BPF_CALL, .imm = 5 },
+					LDX(BPF_W, 2, 6, 4), EXIT };
+
+		ASSERT_EQ(bpf_fold_rodata(p, 5, FD, rodata, sizeof(rodata)), 1,
+			  "r6 survives a helper call: folded");
+	}
+	{
+		struct bpf_insn p[] = { LD_RODATA(6, 0),
+					{ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = 1, .off = 1 },
+					LDX(BPF_W, 2, 6, 4), LDX(BPF_W, 3, 6, 4), EXIT };
+
+		ASSERT_EQ(bpf_fold_rodata(p, 6, FD, rodata, sizeof(rodata)), 1,
+			  "a conditional jump: its fall-through folds, its target does not");
+		ASSERT_EQ(p[4].code, BPF_LDX | BPF_MEM | BPF_W, "the jump's target: still a load");
+	}
+	{
+		struct bpf_insn p[] = { LD_RODATA(6, 0), { .code = BPF_JMP | BPF_JA },
+					LDX(BPF_W, 2, 6, 4), EXIT };
+
+		ASSERT_EQ(bpf_fold_rodata(p, 5, FD, rodata, sizeof(rodata)), 0,
+			  "past a goto: not folded (the line ends there)");
+	}
+	{
+		struct bpf_insn p[] = { LD_RODATA(6, 0),
+					{ .code = BPF_STX | BPF_ATOMIC | BPF_DW, .dst_reg = 7, .src_reg = 6,
+					  .imm = BPF_ADD | BPF_FETCH },
+					LDX(BPF_W, 2, 6, 4), EXIT };
+
+		ASSERT_EQ(bpf_fold_rodata(p, 5, FD, rodata, sizeof(rodata)), 0,
+			  "an atomic fetch into the address register: not folded after it");
 	}
 	{
 		struct bpf_insn p[] = { { .code = BPF_JMP | BPF_JA, .off = 2 }, LD_RODATA(1, 0),
