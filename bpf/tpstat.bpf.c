@@ -232,18 +232,6 @@ static __always_inline bool read_field(const volatile struct tpstat_field *f, co
 }
 
 /*
- * Record @v, read for --hist @f, in @hc: bucket, 128-bit sum, min and max, with @sg (signed)
- * and @own (plain updates) constants of the caller, so that each of record_fields()'s calls
- * is compiled for its case alone (clang would otherwise fold the flags into selects that the
- * verifier cannot remove, and every event would pay for every kind of field).
- */
-static __always_inline void hist_value(const volatile struct tpstat_field *f,
-				       struct tpstat_hist *hc, __u64 v, bool sg, bool own)
-{
-	tpstat_hist_update(hc, v, sg, f->linear ? tpstat_lbucket(v, f) : tpstat_bucket(v, sg), own);
-}
-
-/*
  * The --hist fields of tracepoint @idx: record each value, or count the event as an error
  * when a read fails (never silently short: samples + errors = the count).
  */
@@ -268,17 +256,14 @@ static __always_inline void record_fields(__u32 idx, const __u64 *args, __u32 cp
 		 */
 		hc = bpf_map_lookup_elem(&hist_cpu, &key);
 		if (!read_field(f, args, &v)) {
-			if (hc && TPSTAT_PLAIN)
-				hc->errors++;
-			else
-				atomic_add(hc ? &hc->errors : &hists[h].errors, 1);
+			own_add(hc && TPSTAT_PLAIN, hc ? &hc->errors : &hists[h].errors, 1);
 		} else if (hc && TPSTAT_PLAIN) {
 			if (f->is_signed)
-				hist_value(f, hc, v, true, true);
+				tpstat_hist_value(f, hc, v, true, true);
 			else
-				hist_value(f, hc, v, false, true);
+				tpstat_hist_value(f, hc, v, false, true);
 		} else {
-			hist_value(f, hc ? hc : &hists[h], v, f->is_signed, false);
+			tpstat_hist_value(f, hc ? hc : &hists[h], v, f->is_signed, false);
 		}
 	}
 }

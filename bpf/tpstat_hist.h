@@ -149,6 +149,19 @@ static __always_inline void tpstat_hist_update(struct tpstat_hist *h, __u64 v, b
 		atomic_add(&h->minmax_lost, 1);
 }
 
+/*
+ * Record @v, read for @f (its --lhist bounds, or log2), in @h: its bucket, then
+ * tpstat_hist_update(). Callers pass @sg (signed) and @own (plain updates) as constants, one
+ * call per case, so that each is compiled for its case alone (clang would otherwise fold the
+ * flags into selects that the verifier cannot remove, and every event would pay for every
+ * kind of field).
+ */
+static __always_inline void tpstat_hist_value(const volatile struct tpstat_field *f,
+					      struct tpstat_hist *h, __u64 v, bool sg, bool own)
+{
+	tpstat_hist_update(h, v, sg, f->linear ? tpstat_lbucket(v, f) : tpstat_bucket(v, sg), own);
+}
+
 /* Record @v in @h, which several CPUs or programs may write (atomics): bucket @b. */
 static __always_inline void tpstat_hist_record(struct tpstat_hist *h, __u64 v, bool is_signed,
 					       __u32 b)

@@ -80,13 +80,12 @@ static __always_inline void lat_record(__u32 l, const volatile struct tpstat_lat
 {
 	__u32 hk = cpu * nlat + l;
 	struct tpstat_hist *h = bpf_map_lookup_elem(&lat_hist_cpu, &hk);
-	__u32 b = sp->bounds.linear ? tpstat_lbucket(delta, &sp->bounds) : tpstat_bucket(delta, false);
 
-	/* Two calls, each compiled with its own constant (record_fields()). */
+	/* Two calls, each compiled with its own constant (tpstat_hist_value()). */
 	if (h && TPSTAT_PLAIN)
-		tpstat_hist_update(h, delta, false, b, true);
+		tpstat_hist_value(&sp->bounds, h, delta, false, true);
 	else
-		tpstat_hist_update(h ? h : &lat_hist[l], delta, false, b, false);
+		tpstat_hist_value(&sp->bounds, h ? h : &lat_hist[l], delta, false, false);
 }
 
 /*

@@ -341,10 +341,6 @@ static FILE *open_report(const struct tpstat_opts *o)
 }
 
 /*
- * Each spec's program (tpstat_progs.c): the one that reads fields when it has any to read,
- * a copy each or one shared, and the counters sized for the specs.
- */
-/*
  * Does tracepoint @tp need the program that reads fields? Not when all it has is --by
  * TP:cpu (no --value) and every possible CPU has a count slot: each CPU's count is then its
  * key's count, read from the slots (tpstat_read_keys()), and the count program answers it
@@ -360,11 +356,15 @@ static bool needs_fields(const struct tpstat_specs *sp, const struct tp_spec *tp
 		if (sp->lat[l].tp[0] == tp || sp->lat[l].tp[1] == tp)
 			return true;
 	for (int b = 0; b < tp->nbys; b++)
-		if (tp->bys[b]->nkeys != 1 || tp->bys[b]->kind != TPSTAT_KEY_CPU || tp->bys[b]->value)
+		if (!tp_by_cpu_alone(tp->bys[b]))
 			return true;
 	return false;
 }
 
+/*
+ * Each spec's program (tpstat_progs.c): the one that reads fields when it has any to read,
+ * a copy each or one shared, and the counters sized for the specs.
+ */
 static int choose_programs(struct state *s)
 {
 	bool *hist = calloc(s->specs->n, sizeof(*hist));

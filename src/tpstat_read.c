@@ -167,7 +167,7 @@ void tpstat_read_keys(const struct tpstat_reader *rd, struct tpstat_snap *snap)
 		by->dropped = __atomic_load_n(&st->dropped, __ATOMIC_RELAXED);
 		by->errors = __atomic_load_n(&st->errors, __ATOMIC_RELAXED);
 		by->minmax_lost = __atomic_load_n(&st->minmax_lost, __ATOMIC_RELAXED);
-		if (spec->nkeys != 1 || spec->kind != TPSTAT_KEY_CPU || spec->value)
+		if (!tp_by_cpu_alone(spec))
 			continue;
 		for (int cpu = 0; cpu < rd->ncpu && cpu < TPSTAT_SLOTS; cpu++) {
 			__u64 v = snap->tp[spec->tp->slot].c.slot[cpu];

@@ -51,6 +51,15 @@ struct tp_by {
 	struct tpfield field[TPSTAT_BY_KEYS + 1];	/* its EXPR keys; [TPSTAT_BY_KEYS]: --value */
 };
 
+/*
+ * --by TP:cpu alone, no --value: for a CPU below TPSTAT_SLOTS its key's count is the CPU's
+ * count slot, which user space reads as the key (tpstat_read_keys()).
+ */
+static inline bool tp_by_cpu_alone(const struct tp_by *by)
+{
+	return by->nkeys == 1 && by->kind == TPSTAT_KEY_CPU && !by->value;
+}
+
 /* --filter TP:'EXPR OP VALUE' */
 struct tp_filter {
 	char tp_name[TP_NAME_LEN];
