@@ -120,6 +120,7 @@ struct {
 	__type(value, struct tpstat_by_val);
 } by_counts SEC(".maps");
 #include "bpf/tpstat_stack.h"
+#include "bpf/tpstat_exec.h"
 
 
 /*

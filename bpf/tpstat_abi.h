@@ -282,4 +282,23 @@ struct tpstat_stack_stats {
 	__u64 read_error;	/* bpf_get_stack() failed */
 };
 
+/*
+ * With a user stack key, the files processes exec while tpstat runs (bpf/tpstat_exec.h), so
+ * that the frames of a process that exited before user space saw it still find their file
+ * by build id: the exec_files hash, keyed by the file's dentry (an exec of the same file
+ * again finds its entry), holds its path as the dentries' names leaf first, up to
+ * TPSTAT_EXEC_DEPTH of them of TPSTAT_EXEC_NAME bytes each; user space reads and deletes
+ * the entries at every report. A path deeper or a name longer is marked cut (not used);
+ * a file that found no room is counted in exec_lost.
+ */
+#define TPSTAT_EXEC_DEPTH	16
+#define TPSTAT_EXEC_NAME	64
+#define TPSTAT_EXEC_FILES	1024
+
+struct tpstat_exec_path {
+	__u32 n;		/* names in name[] */
+	__u32 cut;		/* the path did not fit: not usable */
+	char name[TPSTAT_EXEC_DEPTH][TPSTAT_EXEC_NAME];
+};
+
 #endif /* __BAREATOM_TPSTAT_ABI_H */

@@ -62,10 +62,12 @@ static void fold_put(FILE *f, const char *name, int *first)
 	*first = 0;
 }
 
-int stack_fold_line(FILE *f, const struct stack_entry *e)
+int stack_fold_line(FILE *f, const char *root, const struct stack_entry *e)
 {
 	int i, first = 1;
 
+	if (root)
+		fold_put(f, root, &first);
 	if (e->key)
 		fold_put(f, e->key, &first);
 	for (i = e->nu - 1; i >= 0; i--)
@@ -75,7 +77,7 @@ int stack_fold_line(FILE *f, const struct stack_entry *e)
 	for (i = e->nk - 1; i >= 0; i--)
 		fold_put(f, e->kframes[i], &first);
 	/* A stack with no frame at all still counts: one frame says so. */
-	if (first)
+	if (!e->key && !e->nu && !e->nk)
 		fold_put(f, "[no frames]", &first);
 	return fprintf(f, " %llu\n", (unsigned long long)e->count) < 0 ? -EIO : 0;
 }
@@ -113,17 +115,18 @@ int stack_file_close(FILE *f, char *tmp, const char *path, int ret)
 	return ret;
 }
 
-int stack_fold_file(const char *path, const struct stack_entry *e, size_t n)
+int stack_fold_file(const char *path, const struct stack_group *g, size_t ng)
 {
 	char *tmp;
 	FILE *f = stack_file_open(path, &tmp);
-	size_t i;
+	size_t i, k;
 	int ret = 0;
 
 	if (!f)
 		return -errno;
-	for (i = 0; i < n && !ret; i++)
-		ret = stack_fold_line(f, &e[i]);
+	for (k = 0; k < ng; k++)
+		for (i = 0; i < g[k].n && !ret; i++)
+			ret = stack_fold_line(f, g[k].root, &g[k].e[i]);
 	return stack_file_close(f, tmp, path, ret);
 }
 

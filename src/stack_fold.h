@@ -70,14 +70,26 @@ int stack_file_close(FILE *f, char *tmp, const char *path, int ret);
 /* @name as one folded frame into @buf (';' to ':', control bytes to '?'). */
 void stack_fold_frame(const char *name, char *buf, size_t len);
 
-/* One folded line of @e, ending in '\n'. */
-int stack_fold_line(FILE *f, const struct stack_entry *e);
+/*
+ * The stacks of one stack key (one tpstat --by) and its accounting. With several in one
+ * file, each has a root frame that says whose they are (tpstat's "TRACEPOINT:KEY"), above
+ * the key's other parts; with one, @root is NULL and the lines start with its frames.
+ */
+struct stack_group {
+	const char *root;
+	const struct stack_entry *e;
+	size_t n;
+	const struct stack_acct *acct;
+};
+
+/* One folded line of @e, under the frame @root unless NULL, ending in '\n'. */
+int stack_fold_line(FILE *f, const char *root, const struct stack_entry *e);
 
 /*
- * --folded FILE: every entry (@n of them) as a folded line, written to a temporary file
- * and renamed over @path, so a reader never sees half a file. 0, or -errno.
+ * --folded FILE: every entry of the @ng groups @g as a folded line, written to a temporary
+ * file and renamed over @path, so a reader never sees half a file. 0, or -errno.
  */
-int stack_fold_file(const char *path, const struct stack_entry *e, size_t n);
+int stack_fold_file(const char *path, const struct stack_group *g, size_t ng);
 
 /*
  * The order entries are shown in: most counted first, ties in the given order. Fills

@@ -90,10 +90,11 @@ static const char page_script[] =
 "  }\n"
 "  return c;\n"
 "}\n"
-"for (const [count, key, user, kernel] of STACKS) {\n"
+"for (const [count, group, key, user, kernel] of STACKS) {\n"
 "  let node = root;\n"
 "  root.value += count;\n"
 "  const path = [];\n"
+"  if (group !== null) path.push([group, '']);\n"
 "  if (key !== null) path.push([key, '']);\n"
 "  for (const u of user) path.push([u, u.endsWith('" STACK_INLINED "') ? 'inlined' : '']);\n"
 "  if (user.length && kernel.length) path.push(['" STACK_FOLD_SEP "', '']);\n"
@@ -161,61 +162,102 @@ static const char page_style[] =
 "#search { margin: 0 0 8px; }\n"
 "#details { font-size: 13px; min-height: 1.5em; margin-top: 6px; }\n";
 
-int stack_html_write(FILE *f, const char *title, const struct stack_entry *e, size_t n,
-		     const struct stack_acct *a)
+/* A group's root frame as a JS value: its name, or null. */
+static void js_root(FILE *f, const char *root)
+{
+	if (root)
+		js_string(f, root);
+	else
+		fputs("null", f);
+}
+
+/* "N events: M in K stacks, B1 truncated, ..." of @g, prefixed by its root if any. */
+static void html_acct(FILE *f, const struct stack_group *g)
 {
 	struct stack_bucket b[STACK_NR_BUCKETS];
 	uint64_t in_stacks = 0;
 	size_t i;
 
-	stack_buckets(a, b);
-	for (i = 0; i < n; i++)
-		in_stacks += e[i].count;
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
-	html_text(f, title);
-	fprintf(f, "</title>\n<style>\n%s%s</style>\n", stack_viewer_css, page_style);
-	fprintf(f, "<script>\n%s\n</script>\n<script>\n%s\n</script>\n</head>\n<body>\n<h1>",
-		stack_viewer_d3, stack_viewer_flamegraph);
-	html_text(f, title);
-	fprintf(f, "</h1>\n<p id=\"acct\">%llu events: %llu in %zu stack%s",
-		(unsigned long long)a->count, (unsigned long long)in_stacks, n, n == 1 ? "" : "s");
+	stack_buckets(g->acct, b);
+	for (i = 0; i < g->n; i++)
+		in_stacks += g->e[i].count;
+	if (g->root) {
+		html_text(f, g->root);
+		fputs(": ", f);
+	}
+	fprintf(f, "%llu events: %llu in %zu stack%s", (unsigned long long)g->acct->count,
+		(unsigned long long)in_stacks, g->n, g->n == 1 ? "" : "s");
 	for (i = 0; i < STACK_NR_BUCKETS; i++)
 		fprintf(f, ", %llu %s", (unsigned long long)b[i].count, b[i].text);
-	fputs(". Click a frame to zoom, hover for its count.</p>\n"
-	      "<form id=\"search\"><input id=\"term\" placeholder=\"function name or regexp\"> "
-	      "<button type=\"submit\">Search</button> <button type=\"button\" id=\"clear\">"
-	      "Clear</button> <button type=\"button\" id=\"reset\">Reset zoom</button></form>\n"
-	      "<div id=\"chart\"></div>\n<div id=\"details\"></div>\n<script>\n", f);
-	fprintf(f, "const TOTAL = %llu;\nconst STACKS = [\n", (unsigned long long)a->count);
-	for (i = 0; i < n; i++) {
+}
+
+/* @g's rows of STACKS: its entries, then its buckets that hold events. */
+static void js_group(FILE *f, const struct stack_group *g)
+{
+	struct stack_bucket b[STACK_NR_BUCKETS];
+	const struct stack_entry *e = g->e;
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
 		fprintf(f, "[%llu,", (unsigned long long)e[i].count);
-		if (e[i].key)
-			js_string(f, e[i].key);
-		else
-			fputs("null", f);
+		js_root(f, g->root);
+		fputc(',', f);
+		js_root(f, e[i].key);
 		fputc(',', f);
 		js_frames(f, e[i].uframes, e[i].nu);
 		fputc(',', f);
 		js_frames(f, e[i].kframes, e[i].nk);
 		fputs("],\n", f);
 	}
-	/* The events without a stack, each bucket a frame under the root. */
+	/* The events without a stack, each bucket a frame under the group's. */
+	stack_buckets(g->acct, b);
 	for (i = 0; i < STACK_NR_BUCKETS; i++) {
 		if (!b[i].count)
 			continue;
-		fprintf(f, "[%llu,\"[%s]\",[],[]],\n", (unsigned long long)b[i].count, b[i].text);
+		fprintf(f, "[%llu,", (unsigned long long)b[i].count);
+		js_root(f, g->root);
+		fprintf(f, ",\"[%s]\",[],[]],\n", b[i].text);
 	}
+}
+
+int stack_html_write(FILE *f, const char *title, const struct stack_group *g, size_t ng)
+{
+	uint64_t total = 0;
+	size_t k;
+
+	for (k = 0; k < ng; k++)
+		total += g[k].acct->count;
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
+	html_text(f, title);
+	fprintf(f, "</title>\n<style>\n%s%s</style>\n", stack_viewer_css, page_style);
+	fprintf(f, "<script>\n%s\n</script>\n<script>\n%s\n</script>\n</head>\n<body>\n<h1>",
+		stack_viewer_d3, stack_viewer_flamegraph);
+	html_text(f, title);
+	fputs("</h1>\n<p id=\"acct\">", f);
+	for (k = 0; k < ng; k++) {
+		if (k)
+			fputs("; ", f);
+		html_acct(f, &g[k]);
+	}
+	fputs(". Click a frame to zoom, hover for its count.</p>\n"
+	      "<form id=\"search\"><input id=\"term\" placeholder=\"function name or regexp\"> "
+	      "<button type=\"submit\">Search</button> <button type=\"button\" id=\"clear\">"
+	      "Clear</button> <button type=\"button\" id=\"reset\">Reset zoom</button></form>\n"
+	      "<div id=\"chart\"></div>\n<div id=\"details\"></div>\n<script>\n", f);
+	fprintf(f, "const TOTAL = %llu;\nconst STACKS = [\n", (unsigned long long)total);
+	for (k = 0; k < ng; k++)
+		js_group(f, &g[k]);
 	fprintf(f, "];\n%s</script>\n</body>\n</html>\n", page_script);
 	return ferror(f) ? -EIO : 0;
 }
 
-int stack_html_file(const char *path, const char *title, const struct stack_entry *e,
-		    size_t n, const struct stack_acct *a)
+int stack_html_file(const char *path, const char *title, const struct stack_group *g,
+		    size_t ng)
 {
 	char *tmp;
 	FILE *f = stack_file_open(path, &tmp);
 
 	if (!f)
 		return -errno;
-	return stack_file_close(f, tmp, path, stack_html_write(f, title, e, n, a));
+	return stack_file_close(f, tmp, path, stack_html_write(f, title, g, ng));
 }

@@ -7,7 +7,9 @@
  * root first, as the folded lines have them (stack_fold.h): the key's other parts, the user
  * frames, a "-" frame, the kernel frames, kernel frames colored apart and inlined ones too.
  * The events that found no stack are frames of their own under the root ("[truncated ...]"),
- * so the whole width is every event, and the page says how they add up.
+ * so the whole width is every event, and the page says how they add up. Several stack keys
+ * (struct stack_group) share the page: each its own frame under the root, its stacks and
+ * buckets above it, the width every event of them all.
  */
 #ifndef __BAREATOM_STACK_HTML_H
 #define __BAREATOM_STACK_HTML_H
@@ -16,12 +18,11 @@
 #include <stdio.h>
 #include "src/stack_fold.h"
 
-/* The page, titled @title, of the @n entries of @e and the buckets of @a. */
-int stack_html_write(FILE *f, const char *title, const struct stack_entry *e, size_t n,
-		     const struct stack_acct *a);
+/* The page, titled @title, of the @ng groups @g: their entries and buckets. */
+int stack_html_write(FILE *f, const char *title, const struct stack_group *g, size_t ng);
 
 /* The same into @path, through a temporary file renamed over it: 0, or -errno. */
-int stack_html_file(const char *path, const char *title, const struct stack_entry *e,
-		    size_t n, const struct stack_acct *a);
+int stack_html_file(const char *path, const char *title, const struct stack_group *g,
+		    size_t ng);
 
 #endif /* __BAREATOM_STACK_HTML_H */

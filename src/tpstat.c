@@ -476,6 +476,8 @@ int main(int argc, char **argv)
 			"(src/bpf_fold.h)\n", s.progs.folded);
 	if (!status)
 		status = tpstat_set_targets(o, s.skel, s.task_links);
+	if (!status)
+		status = tpstat_stacks_attach(&s.stacks, !s.tree);
 	/* Before the first event: min and max start at the far ends of the type. */
 	if (!status)
 		status = tpstat_read_open(&s.rd, &s.snap);

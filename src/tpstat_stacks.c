@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tpstat's stack keys: read, named, merged, printed (tpstat_stacks.h). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "src/tpstat_stacks.h"
+#include "src/bpf_util.h"
 #include "src/stack_ksym.h"
 #include "src/stack_usym.h"
 #include "src/stack_html.h"
@@ -33,8 +35,16 @@ int tpstat_stacks_open(struct tpstat_stacks *st, const struct tpstat_specs *sp,
 		       struct tpstat_bpf *skel, bool files)
 {
 	*st = (struct tpstat_stacks){ .specs = sp, .skel = skel, .files = files };
-	for (int b = 0; b < sp->nby; b++)
+	for (int b = 0; b < sp->nby; b++) {
 		st->any |= sp->by[b].kdepth || sp->by[b].udepth;
+		st->user |= sp->by[b].udepth;
+	}
+	/* No user stack: no exec tracking, and its table takes no room. */
+	bpf_program__set_autoload(skel->progs.tpstat_exec, st->user);
+	if (!st->user && bpf_map__set_max_entries(skel->maps.exec_files, 1)) {
+		fprintf(stderr, "tpstat: cannot size the exec table\n");
+		return 1;
+	}
 	if (!st->any)
 		return 0;
 	st->usym = usym_new();
@@ -49,6 +59,8 @@ int tpstat_stacks_open(struct tpstat_stacks *st, const struct tpstat_specs *sp,
 
 void tpstat_stacks_close(struct tpstat_stacks *st)
 {
+	bpf_link__destroy(st->exec_link);
+	st->exec_link = NULL;
 	for (int b = 0; b < TPSTAT_MAX_BY; b++) {
 		tpstat_stack_free(st->rows[b].e, st->rows[b].n);
 		tpstat_stack_free(st->plain[b].e, st->plain[b].n);
@@ -84,6 +96,164 @@ void tpstat_stacks_command(struct tpstat_stacks *st, const char *file)
 			return;
 		}
 		d += len + (d[len] == ':');
+	}
+}
+
+/* A set of paths, each noted once (open addressing, a power of two slots, half full). */
+struct path_set {
+	char **slot;
+	size_t n, used;
+};
+
+/* Add @path: 1 when new (the set keeps a copy), 0 when there, -ENOMEM. */
+static int path_set_add(struct path_set *s, const char *path)
+{
+	size_t h = 14695981039346656037ULL, i;
+
+	if (2 * (s->used + 1) > s->n) {
+		struct path_set bigger = { .n = s->n ? 2 * s->n : 256 };
+
+		bigger.slot = calloc(bigger.n, sizeof(*bigger.slot));
+		if (!bigger.slot)
+			return -ENOMEM;
+		for (i = 0; i < s->n; i++) {
+			size_t g = 14695981039346656037ULL, j;
+
+			if (!s->slot[i])
+				continue;
+			for (const char *c = s->slot[i]; *c; c++)
+				g = (g ^ (unsigned char)*c) * 1099511628211ULL;
+			for (j = g & (bigger.n - 1); bigger.slot[j]; j = (j + 1) & (bigger.n - 1))
+				;
+			bigger.slot[j] = s->slot[i];
+		}
+		free(s->slot);
+		s->slot = bigger.slot;
+		s->n = bigger.n;
+	}
+	for (const char *c = path; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	for (i = h & (s->n - 1); s->slot[i]; i = (i + 1) & (s->n - 1))
+		if (!strcmp(s->slot[i], path))
+			return 0;
+	s->slot[i] = strdup(path);
+	if (!s->slot[i])
+		return -ENOMEM;
+	s->used++;
+	return 1;
+}
+
+static void path_set_free(struct path_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->slot[i]);
+	free(s->slot);
+}
+
+/*
+ * The files every process maps executable now: what the frames of a process alive at the
+ * start, that exits before any read, are named from (the execs after it are tpstat_exec's,
+ * and each read notes the processes it sees). Read once; each file indexed once. The
+ * number of files indexed, or -ENOMEM.
+ */
+static long note_mapped(struct tpstat_stacks *st)
+{
+	struct path_set seen = {};
+	char maps[300], *line = NULL;
+	size_t len = 0;
+	struct dirent *de;
+	long noted = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		FILE *f;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(maps, sizeof(maps), "/proc/%s/maps", de->d_name);
+		f = fopen(maps, "re");
+		if (!f)
+			continue;	/* gone, or not ours to read */
+		/* "start-end perms offset dev inode path": executable mappings of files. */
+		while (getline(&line, &len, f) > 0) {
+			char *path = strchr(line, '/');
+			char *perms = strchr(line, ' ');
+			int r;
+
+			if (!path || !perms || perms[3] != 'x')
+				continue;
+			path[strcspn(path, "\n")] = '\0';
+			r = path_set_add(&seen, path);
+			if (r < 0) {
+				fclose(f);
+				noted = r;
+				goto out;
+			}
+			if (r && !usym_add_file(st->usym, path))
+				noted++;
+		}
+		fclose(f);
+	}
+out:
+	free(line);
+	closedir(d);
+	path_set_free(&seen);
+	return noted;
+}
+
+int tpstat_stacks_attach(struct tpstat_stacks *st, bool running)
+{
+	if (!st->user)
+		return 0;
+	st->exec_link = bpf_program__attach(st->skel->progs.tpstat_exec);
+	if (!st->exec_link) {
+		fprintf(stderr, "tpstat: cannot follow execs (sched_process_exec): %s\n",
+			util_bpf_load_hint(-errno));
+		return 1;
+	}
+	/* After the attach: a process is either mapped now or exec'd from now on. */
+	if (running && note_mapped(st) < 0) {
+		fprintf(stderr, "tpstat: out of memory noting the processes' files\n");
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The files exec'd since the last call (bpf/tpstat_exec.h), indexed by their build ids and
+ * taken out of the table, which makes room for more.
+ */
+static void note_execs(struct tpstat_stacks *st)
+{
+	int fd = bpf_map__fd(st->skel->maps.exec_files);
+	struct tpstat_exec_path p;
+	char path[TPSTAT_EXEC_DEPTH * TPSTAT_EXEC_NAME + 1];
+	__u64 key, next;
+	bool first = true;
+
+	if (!st->exec_link)
+		return;
+	/* Each entry read, then deleted: the next one is found from the start again. */
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		key = next;
+		first = false;
+		if (bpf_map_lookup_elem(fd, &key, &p))
+			continue;
+		if (!bpf_map_delete_elem(fd, &key))
+			first = true;
+		if (p.cut || !p.n || p.n > TPSTAT_EXEC_DEPTH)
+			continue;
+		path[0] = '\0';
+		for (__u32 i = p.n; i-- > 0;) {
+			size_t o = strlen(path);
+
+			snprintf(path + o, sizeof(path) - o, "/%.*s", TPSTAT_EXEC_NAME,
+				 p.name[i]);
+		}
+		if (!usym_add_file(st->usym, path))
+			st->execs++;
 	}
 }
 
@@ -136,7 +306,10 @@ void tpstat_stacks_note(struct tpstat_stacks *st)
 {
 	struct raw_table t;
 
-	if (!st->any || read_table(st, &t))
+	if (!st->any)
+		return;
+	note_execs(st);
+	if (read_table(st, &t))
 		return;
 	for (size_t i = 0; i < t.n; i++) {
 		const struct tpstat_stack_key *h = (const void *)t.e[i].key;
@@ -331,6 +504,11 @@ void tpstat_stacks_final(struct tpstat_stacks *st, struct tpstat_snap *snap)
 
 	if (!st->any)
 		return;
+	note_execs(st);
+	if (st->skel->bss->exec_lost)
+		fprintf(stderr, "tpstat: %llu exec'd files were not noted (more than %d new between "
+			"two reads): frames of their processes that exited show as [build-id]+offset\n",
+			(unsigned long long)st->skel->bss->exec_lost, TPSTAT_EXEC_FILES);
 	if (!st->ksyms) {
 		st->ksyms = calloc(1, sizeof(*st->ksyms));
 		if (!st->ksyms || ksym_load(st->ksyms, NULL))
@@ -364,30 +542,52 @@ void tpstat_stacks_final(struct tpstat_stacks *st, struct tpstat_snap *snap)
 	}
 }
 
+/* The tracepoint of --by @spec by its name. */
+static const char *by_tp(const struct tp_by *spec)
+{
+	return spec->tp->info ? spec->tp->info->name : spec->tp_name;
+}
+
 int tpstat_stacks_files(const struct tpstat_stacks *st, const char *folded,
 			const char *flamegraph)
 {
-	char title[512];
-	int b, err;
+	struct stack_group g[TPSTAT_MAX_BY];
+	char roots[TPSTAT_MAX_BY][256], title[512];
+	size_t ng = 0, o;
+	int err;
 
-	for (b = 0; b < st->specs->nby; b++)
-		if (st->specs->by[b].kdepth || st->specs->by[b].udepth)
-			break;
-	if (b == st->specs->nby)
+	for (int b = 0; b < st->specs->nby; b++) {
+		if (!st->specs->by[b].kdepth && !st->specs->by[b].udepth)
+			continue;
+		/* --by @b as given: "TRACEPOINT:KEY". */
+		snprintf(roots[ng], sizeof(roots[ng]), "%s:%s", by_tp(&st->specs->by[b]),
+			 st->specs->by[b].key);
+		g[ng] = (struct stack_group){ .root = roots[ng], .e = st->plain[b].e,
+					      .n = st->plain[b].n, .acct = &st->rows[b].acct };
+		ng++;
+	}
+	if (!ng)
 		return 0;
+	/* One stack --by: its frames from the root up; several: each under its name. */
+	o = snprintf(title, sizeof(title), "tpstat:");
+	for (int b = 0, k = 0; b < st->specs->nby && o < sizeof(title); b++) {
+		const struct tp_by *spec = &st->specs->by[b];
+
+		if (spec->kdepth || spec->udepth)
+			o += snprintf(title + o, sizeof(title) - o, "%s %s by %s", k++ ? "," : "",
+				      by_tp(spec), spec->key);
+	}
+	if (ng == 1)
+		g[0].root = NULL;
 	if (folded) {
-		err = stack_fold_file(folded, st->plain[b].e, st->plain[b].n);
+		err = stack_fold_file(folded, g, ng);
 		if (err) {
 			fprintf(stderr, "tpstat: cannot write %s: %s\n", folded, strerror(-err));
 			return 1;
 		}
 	}
 	if (flamegraph) {
-		snprintf(title, sizeof(title), "tpstat: %s by %s", st->specs->by[b].tp->info ?
-			 st->specs->by[b].tp->info->name : st->specs->by[b].tp_name,
-			 st->specs->by[b].key);
-		err = stack_html_file(flamegraph, title, st->plain[b].e, st->plain[b].n,
-				      &st->rows[b].acct);
+		err = stack_html_file(flamegraph, title, g, ng);
 		if (err) {
 			fprintf(stderr, "tpstat: cannot write %s: %s\n", flamegraph, strerror(-err));
 			return 1;

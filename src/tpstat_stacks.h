@@ -11,7 +11,9 @@
  *
  * Names that survive the process: user frames come by build id and offset, so what is
  * needed of an exited process is a file with that build id. tpstat notes itself at start
- * (libc, ld.so), CMD's file and, at each read, the live processes of the stacks counted so
+ * (libc, ld.so), CMD's file, every file mapped executable by a process when it attaches
+ * (unless it counts CMD's tree alone, which starts after) and, at each read, the files
+ * exec'd since then (bpf/tpstat_exec.h) and the live processes of the stacks counted so
  * far; the kernel's debug directories follow (stack_usym.h).
  *
  * Entries that name the same (the table's names have the offset in the function; the files'
@@ -42,6 +44,9 @@ struct tpstat_stacks {
 	const struct tpstat_specs *specs;
 	struct tpstat_bpf *skel;
 	bool any;				/* a --by has a stack key */
+	bool user;				/* ... a user stack: execs are noted */
+	struct bpf_link *exec_link;		/* tpstat_exec (bpf/tpstat_exec.h) */
+	unsigned long long execs;		/* exec'd files noted */
 	bool files;				/* --folded or --flamegraph: plain[] named */
 	struct ksym_table *ksyms;		/* read on first use */
 	struct usym *usym;
@@ -60,7 +65,18 @@ void tpstat_stacks_close(struct tpstat_stacks *st);
 /* The command tpstat runs, by its file: its frames name after it exits. */
 void tpstat_stacks_command(struct tpstat_stacks *st, const char *file);
 
-/* Note the live processes of the stacks counted so far (cheap: each process once). */
+/*
+ * After load, with a user stack key: attach tpstat_exec, which notes the file of every
+ * exec from now on (bpf/tpstat_exec.h), and with @running (the target can be a process
+ * that runs already: not CMD's tree alone) note the files every process maps now. 0, or 1
+ * after one line on stderr.
+ */
+int tpstat_stacks_attach(struct tpstat_stacks *st, bool running);
+
+/*
+ * Note the files exec'd since the last call and the live processes of the stacks counted
+ * so far (cheap: each file and each process once).
+ */
 void tpstat_stacks_note(struct tpstat_stacks *st);
 
 /*
@@ -70,8 +86,9 @@ void tpstat_stacks_note(struct tpstat_stacks *st);
 void tpstat_stacks_final(struct tpstat_stacks *st, struct tpstat_snap *snap);
 
 /*
- * --folded FILE and --flamegraph FILE of the first stack --by (after
- * tpstat_stacks_final()): 0, or 1 after one line on stderr.
+ * --folded FILE and --flamegraph FILE of every stack --by (after tpstat_stacks_final()):
+ * with several, each --by's stacks under a root frame "TRACEPOINT:KEY" as given (with one,
+ * none: its lines start with its own frames). 0, or 1 after one line on stderr.
  */
 int tpstat_stacks_files(const struct tpstat_stacks *st, const char *folded,
 			const char *flamegraph);

@@ -85,7 +85,12 @@ static void check_names(char *names)
 	f = open_memstream(&page, &len);
 	if (!f)
 		return;
-	stack_html_write(f, n ? frames[n - 1] : "", &e, 1, &a);
+	{
+		const struct stack_group g = { .root = n > 1 ? frames[1] : NULL, .e = &e, .n = 1,
+					       .acct = &a };
+
+		stack_html_write(f, n ? frames[n - 1] : "", &g, 1);
+	}
 	fclose(f);
 	/* Unique: the title has its '<' escaped, the names in the data too. */
 	data = strstr(page, "<script>\nconst TOTAL = ");

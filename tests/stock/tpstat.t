@@ -110,6 +110,16 @@ c=$(field "$out" sched_switch .count)
 [ "${c:-0}" -gt 0 ]
 ok $? "sched_switch counted among them ($c)"
 
+# Stacks, user ones too: CO-RE relocates the exec tracking (struct linux_binprm, file, dentry,
+# mount) to this kernel's layout. Every execve of CMD's tree is in a stack or a bucket.
+out=$(tpstat -o /dev/stdout -j --by sys_enter:comm,kstack,ustack --filter 'sys_enter:id == 59' \
+	sys_enter -- sh -c '/bin/true; /bin/true')
+ok $? "tpstat --by sys_enter:comm,kstack,ustack --filter 'sys_enter:id == 59' -- CMD exits 0"
+b=$(final "$out" | jq -c '.tracepoints[] | select(.name == "sys_enter") | {count, by: .by[0]}')
+is "$(jq '([.by.stacks[].count] | add) + .by.other + .by.truncated + .by.map_full +
+	.by.collision + .by.no_ustack + .by.read_error == .count and .count >= 2' <<<"$b")" true \
+	"its execve calls ($(jq .count <<<"$b")) all in stacks or buckets"
+
 # Tracepoints this kernel lacks: exit 2 and one line naming the cause.
 err_case 2 "unknown tracepoint 'br_eht_host_create'" "our patch's bare tracepoint is unknown here" tpstat br_eht_host_create
 err_case 2 "unknown tracepoint 'tpgen_a'" "tpgen's tracepoint is unknown here" tpstat tpgen_a

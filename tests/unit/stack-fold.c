@@ -36,6 +36,24 @@ static const struct stack_acct one = { .count = 1 };
 static const struct stack_acct acct = {
 	.count = 100, .truncated = 2, .map_full = 1, .collision = 0, .no_ustack = 1, .read_error = 0,
 };
+static const struct stack_group all = { .e = entries, .n = N, .acct = &acct };
+
+/* Two stack keys in one file: tpstat --by tpgen_a:kstack --by tpgen_b:comm,kstack. */
+static const struct stack_entry b_entries[] = {
+	{ .key = "sh", .kframes = k2, .nk = 2, .count = 7 },
+};
+static const struct stack_acct b_acct = { .count = 8, .map_full = 1 };
+static const struct stack_group two[] = {
+	{ .root = "tpgen_a:kstack", .e = entries, .n = N, .acct = &acct },
+	{ .root = "tpgen_b:comm,kstack", .e = b_entries, .n = 1, .acct = &b_acct },
+};
+static const char want_two[] =
+	"tpgen_a:kstack;tpgen-prog;main;outer;middle;inner (inlined);record_stack;-;"
+	"entry_SYSCALL_64;do_syscall_64;tpgen_fire [tpgen] 40\n"
+	"tpgen_a:kstack;do_nanosleep;schedule 50\n"
+	"tpgen_a:kstack;</script><b>x</b>;new?line;op:erator() <int> 5\n"
+	"tpgen_a:kstack;[no frames] 1\n"
+	"tpgen_b:comm,kstack;sh;do_nanosleep;schedule 7\n";
 
 /* What @fn printed into a string (the caller frees it). */
 #define CAPTURE(text, call) do {				\
@@ -44,6 +62,19 @@ static const struct stack_acct acct = {
 	call;							\
 	fclose(f);						\
 } while (0)
+
+/* The first 4 KB of file @path, as a string (empty when it cannot be read). */
+static char *read_back(const char *path)
+{
+	char *text = calloc(1, 4096);
+	FILE *f = fopen(path, "r");
+
+	if (f && text)
+		text[fread(text, 1, 4095, f)] = '\0';
+	if (f)
+		fclose(f);
+	return text;
+}
 
 static const char want_folded[] =
 	"tpgen-prog;main;outer;middle;inner (inlined);record_stack;-;entry_SYSCALL_64;"
@@ -97,29 +128,27 @@ int main(int argc, char **argv)
 	struct stack_acct lost = acct;
 	struct json j;
 	size_t i;
-	FILE *f;
 
 	stack_fold_frame("a;b c\td", frame, sizeof(frame));
 	ASSERT_STREQ(frame, "a:b c?d", "a frame: ';' to ':', a tab to '?', spaces kept");
 	stack_fold_frame("0123456789abcdefghij", frame, sizeof(frame));
 	ASSERT_STREQ(frame, "0123456789abcde", "a frame cut to its buffer");
 
-	CAPTURE(text, for (i = 0; i < N; i++) stack_fold_line(f, &entries[i]));
+	CAPTURE(text, for (i = 0; i < N; i++) stack_fold_line(f, NULL, &entries[i]));
 	ASSERT_STREQ(text, want_folded, "folded lines: key, user root first, '-', kernel; escaped");
 	free(text);
 
 	snprintf(path, sizeof(path), "%s.folded", argc > 1 ? argv[1] : "/tmp/stack-fold");
-	ASSERT_EQ(stack_fold_file(path, entries, N), 0, "--folded FILE written");
-	f = fopen(path, "r");
-	text = calloc(1, 4096);
-	if (f) {
-		text[fread(text, 1, 4095, f)] = '\0';
-		fclose(f);
-	}
+	ASSERT_EQ(stack_fold_file(path, &all, 1), 0, "--folded FILE written");
+	text = read_back(path);
 	ASSERT_STREQ(text, want_folded, "--folded FILE read back");
 	free(text);
-	ASSERT_EQ(stack_fold_file("/nonexistent/dir/f", entries, N), -ENOENT,
+	ASSERT_EQ(stack_fold_file("/nonexistent/dir/f", &all, 1), -ENOENT,
 		  "--folded into a missing directory: -ENOENT");
+	ASSERT_EQ(stack_fold_file(path, two, 2), 0, "--folded FILE of two stack keys written");
+	text = read_back(path);
+	ASSERT_STREQ(text, want_two, "two stack keys: each line under its key's root frame");
+	free(text);
 
 	ASSERT_EQ(stack_accounted(entries, N, &acct), 100, "entries + buckets = count");
 	CAPTURE(text, stack_table_print(f, entries, N, 2, &acct));
@@ -138,23 +167,40 @@ int main(int argc, char **argv)
 	ASSERT_STREQ(text, want_json, "-j: frames as arrays, the rest as other, the buckets");
 	free(text);
 
-	CAPTURE(text, stack_html_write(f, "tpstat <sched_switch> & co", entries, N, &acct));
+	CAPTURE(text, stack_html_write(f, "tpstat <sched_switch> & co", &all, 1));
 	ASSERT_EQ(count_of(text, "</script>"), 3, "the page: three scripts, no name ends one");
 	ASSERT_STRSTR(text, "\\u003c/script\\u003e\\u003cb\\u003ex\\u003c/b\\u003e",
 		      "a name with </script> escaped in the data");
 	ASSERT_STRSTR(text, "<title>tpstat &lt;sched_switch&gt; &amp; co</title>", "title escaped");
 	ASSERT_STRSTR(text, "\"new\\u000aline\"", "a newline in a name escaped");
-	ASSERT_STRSTR(text, "[2,\"[truncated (deeper than collected)]\",[],[]]",
+	ASSERT_STRSTR(text, "[2,null,\"[truncated (deeper than collected)]\",[],[]]",
 		      "a bucket as a frame of its own");
+	ASSERT_STRSTR(text, "<p id=\"acct\">100 events: 96 in 4 stacks, 2 truncated",
+		      "the page's accounting");
 	ASSERT_TRUE(!strstr(text, "src=\"http") && !strstr(text, "href=\"http"),
 		    "the page loads nothing from the network");
 	free(text);
-	CAPTURE(text, stack_html_write(f, "utf-8", &bad_utf8, 1, &one));
+	CAPTURE(text, stack_html_write(f, "two", two, 2));
+	ASSERT_STRSTR(text, "const TOTAL = 108;", "two stack keys: every event of both is the width");
+	ASSERT_STRSTR(text, "[7,\"tpgen_b:comm,kstack\",\"sh\",[],[\"do_nanosleep\",\"schedule\"]]",
+		      "two stack keys: a stack under its key's frame");
+	ASSERT_STRSTR(text, "[1,\"tpgen_b:comm,kstack\",\"[map full (no slot for a new stack)]\",[],[]]",
+		      "two stack keys: a bucket under its key's frame");
+	ASSERT_STRSTR(text, "100 events: 96 in 4 stacks, 2 truncated",
+		      "two stack keys: the first's accounting");
+	ASSERT_STRSTR(text, "; tpgen_b:comm,kstack: 8 events: 7 in 1 stack, 0 truncated",
+		      "two stack keys: the second's accounting");
+	free(text);
+	{
+		const struct stack_group g = { .e = &bad_utf8, .n = 1, .acct = &one };
+
+		CAPTURE(text, stack_html_write(f, "utf-8", &g, 1));
+	}
 	ASSERT_STRSTR(text, "[\"bad\\ufffdbyte\",\"line\\u2028sep\",\"caf\xc3\xa9\"]",
 		      "the page's data: a bad byte as U+FFFD, U+2028 escaped, UTF-8 kept");
 	free(text);
 	if (argc > 1)
-		ASSERT_EQ(stack_html_file(argv[1], "tpstat: stacks of tpgen_a", entries, N, &acct), 0,
+		ASSERT_EQ(stack_html_file(argv[1], "tpstat: stacks of tpgen_a", &all, 1), 0,
 			  "--flamegraph FILE written");
 	return test_done();
 }

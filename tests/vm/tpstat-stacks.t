@@ -3,8 +3,10 @@
 # tpgen_a from its write handler (kernel frames named, [tpgen] among them); stack-syscall
 # (PIE, stripped, its symbols in a .gnu_debuglink file) calls sched_yield from a function
 # inlined into middle, called by outer, called by main, and exits before the report (user
-# frames named). Every event is in a stack or a bucket: the map full, the depth exceeded,
-# no user stack; --folded read back; --flamegraph written.
+# frames named; also as a child of tpstat's command, run by a relative path, and when it
+# was running before tpstat started). Every event is in a stack or a bucket: the map full,
+# the depth exceeded, no user stack; --folded read back (two stack keys in one file too);
+# --flamegraph written.
 . "$(dirname "$0")/../lib/tap.sh"
 modprobe tpgen
 ncpu=$(nproc)
@@ -16,6 +18,16 @@ sums() {
 	final "$1" | jq -c ".tracepoints[] | select(.name == \"$2\") | [([.by[0].stacks[].count] |
 		add // 0) + .by[0].other + .by[0].truncated + .by[0].map_full + .by[0].collision +
 		.by[0].no_ustack + .by[0].read_error, .count]"
+}
+# sys_enter's stacks in $1: one, of $2 calls, its user frames stack-syscall's (test $3).
+user_named() {
+	local b
+	b=$(by "$1" sys_enter 0)
+	diag "$(jq -c '.stacks' <<<"$b")"
+	is "$(jq -r '[(.stacks | length | tostring), (.stacks[0].count | tostring)] +
+		(.stacks[0].ustack[0:4] | map(sub("\\+0x[0-9a-f]+"; ""))) | join(";")' <<<"$b")" \
+		"1;$2;inner (inlined);middle;outer;main" "$3"
+	is "$(sums "$1" sys_enter)" "[$2,$2]" "entries + buckets = count"
 }
 tmp=$(mktemp -d)
 
@@ -45,6 +57,22 @@ grep -q '^ tpgen_a by kstack: the stacks are named at the end (--summary prints 
 	grep -q ';tpgen_fire_write \[tpgen\];tpgen_fire_local \[tpgen\] 10$' "$tmp/i.folded"
 ok $? "-I 100: each interval names the table only; --folded is written at the end"
 
+# 1c. Two stack keys: both in the files, each --by's stacks under a root frame of its name.
+out=$(tpstat -o /dev/stdout -a -j --by tpgen_a:kstack --by tpgen_b:comm,kstack \
+	--folded "$tmp/two.folded" --flamegraph "$tmp/two.html" tpgen_a tpgen_b -- \
+	sh -c "echo tpgen_a 30 > $TPGEN/fire && echo tpgen_b 20 > $TPGEN/fire")
+ok $? "--by tpgen_a:kstack --by tpgen_b:comm,kstack --folded --flamegraph"
+diag "$(cut -c1-100 "$tmp/two.folded")"
+is "$(awk '{ split($0, f, ";"); n[f[1]] += $NF } END { for (r in n) print r, n[r] }' \
+	"$tmp/two.folded" | sort | paste -sd' ')" "tpgen_a:kstack 30 tpgen_b:comm,kstack 20" \
+	"--folded: every stack of both, under tpgen_a:kstack and tpgen_b:comm,kstack"
+grep -q '^tpgen_b:comm,kstack;sh;.*;tpgen_fire_local \[tpgen\] 20$' "$tmp/two.folded"
+ok $? "--folded: the second's line has its comm, then its frames"
+grep -qF '<title>tpstat: tpgen_a by kstack, tpgen_b by comm,kstack</title>' "$tmp/two.html" &&
+	grep -qF 'const TOTAL = 50;' "$tmp/two.html" &&
+	grep -qF '[20,"tpgen_b:comm,kstack","sh",[],' "$tmp/two.html"
+ok $? "--flamegraph: both, 50 events in all, the second's stack under its frame"
+
 # 2. The user program: user frames named after it exited, through the debug file.
 out=$(tpstat -o /dev/stdout -j --by sys_enter:ustack --filter 'sys_enter:id == 24' sys_enter -- \
 	"$prog" 7)
@@ -56,6 +84,32 @@ is "$(jq -r '.stacks[0].ustack[0:4] | map(sub("\\+0x[0-9a-f]+"; "")) | join(";")
 	"inner (inlined);middle;outer;main" \
 	"named from the debug file after the exit: inner (inlined) in middle, outer, main"
 is "$(sums "$out" sys_enter)" "[7,7]" "entries + buckets = count"
+
+# 2b. A process tpstat did not start (its command is sh), run by a relative path from a
+# directory of its own, that exits before any read: no live process maps its file, which
+# is found from its exec (bpf/tpstat_exec.h), the debug file beside it.
+mkdir "$tmp/bin" && cp "$prog" "$prog.debug" "$tmp/bin/"
+out=$(cd "$tmp/bin" && tpstat -o /dev/stdout -j --by sys_enter:ustack \
+	--filter 'sys_enter:id == 24' sys_enter -- sh -c './stack-syscall 5; echo done >/dev/null')
+ok $? "-- sh -c './stack-syscall 5': the program is sh's child"
+user_named "$out" 5 "named through its exec: inner (inlined) in middle, outer, main"
+
+# 2c. A process that was running before tpstat started and exits before the report, from a
+# directory of its own: its file is known from the maps every process had at the start. It
+# waits for a byte on a FIFO (opened read-write: no open blocks), which tpstat's command
+# writes; its stdout, another FIFO it alone holds open for writing, ends at its exit: the
+# command opens it first (a reader that came after the last writer would wait for another),
+# then lets the program go and reads it to its end.
+mkdir "$tmp/early" && cp "$prog" "$prog.debug" "$tmp/early/" && mkfifo "$tmp/go" "$tmp/gone"
+(cd "$tmp/early" && exec ./stack-syscall 4 wait <>"$tmp/go" 1<>"$tmp/gone") &
+early=$!
+wait_until 30 "stack-syscall has started" sh -c "readlink /proc/$early/exe | grep -q /early/stack-syscall"
+out=$(tpstat -o /dev/stdout -a -j --by sys_enter:ustack --filter 'sys_enter:id == 24' sys_enter \
+	-- sh -c "exec 3<$tmp/gone && echo go >$tmp/go && cat <&3")
+ok $? "stack-syscall, started before tpstat, let go by its command"
+wait "$early"
+ok $? "stack-syscall exited (0: its calls returned)"
+user_named "$out" 4 "named through its maps at tpstat's start: inner (inlined) in middle, outer, main"
 
 # 3. A tuple with a kernel and a user stack, and the comm.
 out=$(tpstat -o /dev/stdout -j --by sys_enter:comm,kstack,ustack --filter 'sys_enter:id == 24' \
