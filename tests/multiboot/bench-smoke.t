@@ -32,8 +32,9 @@ is_true '[.peers[] | "\(.tool)/\(.what)"] | sort == ["perf/count","tpstat/by_cpu
 ok $? "the peers asked tpstat count, hist, by_cpu, filter, latency, lat_seq and kstack, and perf stat count"
 is_true '[.peers[] | select(.what == "latency" or .what == "lat_seq") | .max_accounting_off == 0 and .matched > 0] | length == 2 and all'
 ok $? "tpstat's latencies (keyed by cpu, and by seq over tpgen's pairs) matched starts, their accounting adding up"
-is_true '.checks.peers_exact and ([.peers[] | .startup_s > 0 and .rss_kb > 0] | all) and (.peers_errors == [])'
-ok $? "every peer counted exactly what tpgen fired, with its start-up time and memory"
+is_true '.checks.peers_exact and ([.peers[] | .startup_s > 0 and .rss_kb > 0 and .report_s > 0 and
+	.fire_cpus == 1] | all) and (.peers_errors == [])'
+ok $? "every peer counted exactly what tpgen fired on one CPU, with its start-up time, memory and time to report"
 file "$out/scaling.png" 2>/dev/null | grep -q 'PNG image'
 ok $? "scaling.png is a PNG"
 done_testing
