@@ -105,37 +105,39 @@ struct path_set {
 	size_t n, used;
 };
 
+/* The slot of @path in @slot (@n, a power of two): its own, or the free one it would take. */
+static size_t path_slot(char **slot, size_t n, const char *path)
+{
+	size_t h = 14695981039346656037ULL;	/* FNV-1a */
+
+	for (const char *c = path; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	for (h &= n - 1; slot[h] && strcmp(slot[h], path); h = (h + 1) & (n - 1))
+		;
+	return h;
+}
+
 /* Add @path: 1 when new (the set keeps a copy), 0 when there, -ENOMEM. */
 static int path_set_add(struct path_set *s, const char *path)
 {
-	size_t h = 14695981039346656037ULL, i;
+	size_t i;
 
 	if (2 * (s->used + 1) > s->n) {
-		struct path_set bigger = { .n = s->n ? 2 * s->n : 256 };
+		size_t n = s->n ? 2 * s->n : 256;
+		char **slot = calloc(n, sizeof(*slot));
 
-		bigger.slot = calloc(bigger.n, sizeof(*bigger.slot));
-		if (!bigger.slot)
+		if (!slot)
 			return -ENOMEM;
-		for (i = 0; i < s->n; i++) {
-			size_t g = 14695981039346656037ULL, j;
-
-			if (!s->slot[i])
-				continue;
-			for (const char *c = s->slot[i]; *c; c++)
-				g = (g ^ (unsigned char)*c) * 1099511628211ULL;
-			for (j = g & (bigger.n - 1); bigger.slot[j]; j = (j + 1) & (bigger.n - 1))
-				;
-			bigger.slot[j] = s->slot[i];
-		}
+		for (i = 0; i < s->n; i++)
+			if (s->slot[i])
+				slot[path_slot(slot, n, s->slot[i])] = s->slot[i];
 		free(s->slot);
-		s->slot = bigger.slot;
-		s->n = bigger.n;
+		s->slot = slot;
+		s->n = n;
 	}
-	for (const char *c = path; *c; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-	for (i = h & (s->n - 1); s->slot[i]; i = (i + 1) & (s->n - 1))
-		if (!strcmp(s->slot[i], path))
-			return 0;
+	i = path_slot(s->slot, s->n, path);
+	if (s->slot[i])
+		return 0;
 	s->slot[i] = strdup(path);
 	if (!s->slot[i])
 		return -ENOMEM;
@@ -252,8 +254,7 @@ static void note_execs(struct tpstat_stacks *st)
 			snprintf(path + o, sizeof(path) - o, "/%.*s", TPSTAT_EXEC_NAME,
 				 p.name[i]);
 		}
-		if (!usym_add_file(st->usym, path))
-			st->execs++;
+		usym_add_file(st->usym, path);
 	}
 }
 

@@ -46,7 +46,6 @@ struct tpstat_stacks {
 	bool any;				/* a --by has a stack key */
 	bool user;				/* ... a user stack: execs are noted */
 	struct bpf_link *exec_link;		/* tpstat_exec (bpf/tpstat_exec.h) */
-	unsigned long long execs;		/* exec'd files noted */
 	bool files;				/* --folded or --flamegraph: plain[] named */
 	struct ksym_table *ksyms;		/* read on first use */
 	struct usym *usym;
